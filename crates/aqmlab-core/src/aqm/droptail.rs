@@ -1,0 +1,93 @@
+//! DropTail: a FIFO that drops arrivals when the buffer is full.
+//!
+//! The baseline of every paper (000 §4, 001 §4, 003 §4, 004 §2). No parameters besides the
+//! buffer size, which belongs to the link (`buffer = 100` packets or `"150KB"`), and no
+//! congestion signal: losses are all `overflow`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Verdict};
+use crate::error::ScenarioError;
+use crate::net::packet::Packet;
+use crate::qdisc::{Qdisc, SingleQueue};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {}
+
+/// Tail drop has no state: the glue's overflow check is the whole algorithm.
+pub struct DropTail;
+
+impl Aqm for DropTail {
+    fn on_enqueue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        _q: &QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        Verdict::Pass
+    }
+}
+
+impl AlgorithmParams for Params {
+    const KIND: &'static str = "droptail";
+    const NAME: &'static str = "DropTail (tail-drop FIFO)";
+    const SOURCE: &'static str = "baseline in every paper; drops only when the buffer is full";
+    const PARAMS: &'static [ParamDoc] = &[];
+    fn validate(&self) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+    fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
+        Box::new(SingleQueue::new(
+            ctx.limit,
+            false,
+            ctx.link_rate_bps,
+            Box::new(DropTail),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::Reason;
+    use crate::qdisc::{BufferLimit, Outcome};
+
+    fn pkt(id: u64) -> Packet {
+        Packet {
+            id,
+            size_bytes: 1000,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn drops_only_when_full_and_conserves() {
+        let ctx = BuildContext {
+            limit: BufferLimit::Packets(3),
+            link_rate_bps: 1_000_000,
+            mean_pkt_bytes: 1000,
+            flows: &[],
+            seed: 0,
+        };
+        let mut q = Params::default().build(&ctx);
+        let mut rng = SimRng::new(0, 0);
+        let outcomes: Vec<Outcome> = (0..5)
+            .map(|i| q.enqueue(SimTime(i), pkt(i), &mut rng))
+            .collect();
+        assert_eq!(&outcomes[..3], &[Outcome::Enqueued; 3]);
+        assert_eq!(&outcomes[3..], &[Outcome::Dropped(Reason::Overflow); 2]);
+        let first = q
+            .dequeue(SimTime(10), &mut rng, &mut |_, _| {
+                panic!("no drop on dequeue")
+            })
+            .unwrap();
+        assert_eq!(first.id, 0, "FIFO order");
+        assert!(q.stats().conserved(q.len_pkts()));
+        assert_eq!(q.stats().arrivals, 5);
+        assert_eq!(q.stats().drops(), 2);
+    }
+}

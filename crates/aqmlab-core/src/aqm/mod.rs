@@ -1,0 +1,267 @@
+//! Active queue management algorithms behind one interface.
+//!
+//! An algorithm *decides*; the qdisc glue ([`crate::qdisc`]) *acts*. Each algorithm lives in one
+//! file with three parts, as Linux splits `red_parms` / `red_vars` / `red_stats`:
+//! - `Params`: the configuration, deserialised from a scenario's `qdisc = { kind = "…", … }` table
+//!   with the paper's defaults, validated once by [`AlgorithmParams::validate`];
+//! - the state (a struct implementing [`Aqm`], or a whole [`Qdisc`] for multi-queue schedulers);
+//! - unit tests of its control law against the paper's equations.
+//!
+//! Adding an algorithm = one file, one line in the `algorithms!` list below, one test.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{from_serde, ScenarioError};
+use crate::net::packet::Packet;
+use crate::qdisc::{BufferLimit, Qdisc};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+
+pub mod droptail;
+
+/// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
+/// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// The buffer was full.
+    Overflow = 0,
+    /// Probabilistic (unforced) decision: RED's early drop, BLUE/GREEN/REM/PIE probability.
+    Early = 1,
+    /// Forced: RED's average above `max_th` (or `2·max_th` when gentle).
+    Forced = 2,
+    /// Policy: a flow singled out as unresponsive or over its share (SFRED, FRED, SFB, CSFQ).
+    Policy = 3,
+    /// Sojourn-time control on dequeue (CoDel "target exceeded").
+    Sojourn = 4,
+}
+
+impl Reason {
+    pub const COUNT: usize = 5;
+    pub const ALL: [Reason; Reason::COUNT] = [
+        Reason::Overflow,
+        Reason::Early,
+        Reason::Forced,
+        Reason::Policy,
+        Reason::Sojourn,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Reason::Overflow => "overflow",
+            Reason::Early => "early",
+            Reason::Forced => "forced",
+            Reason::Policy => "policy",
+            Reason::Sojourn => "sojourn",
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reason::Overflow => "Queue overflow",
+            Reason::Early => "Unforced drop",
+            Reason::Forced => "Forced drop",
+            Reason::Policy => "Policy drop",
+            Reason::Sojourn => "Target exceeded drop",
+        })
+    }
+}
+
+/// An algorithm's decision about one packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    /// Congestion signal: the glue marks the packet if it is ECN-capable and the qdisc has ECN
+    /// enabled, and drops it otherwise.
+    Signal(Reason),
+    /// Drop regardless of ECN.
+    Drop(Reason),
+}
+
+/// What an algorithm may see of its queue (the state *before* the arriving packet is added, or
+/// *after* the departing packet was removed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueView {
+    pub len_pkts: usize,
+    pub len_bytes: u64,
+    pub limit: BufferLimit,
+    pub link_rate_bps: u64,
+}
+
+/// The decision-making part of a single-queue qdisc.
+pub trait Aqm {
+    /// Called for each arriving packet before it is queued.
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        q: &QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict;
+    /// The packet passed `on_enqueue` (possibly marked) and is now in the queue.
+    fn on_enqueued(&mut self, _now: SimTime, _pkt: &Packet) {}
+    /// The packet passed `on_enqueue` but the buffer was full, so the glue dropped it.
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &Packet, _q: &QueueView) {}
+    /// Called for each packet leaving the head of the queue (already removed: `q` excludes it).
+    /// A `Drop` or unmarkable `Signal` drops it and the glue asks again with the next packet.
+    fn on_dequeue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        _q: &QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        Verdict::Pass
+    }
+    /// The link asked for a packet and the queue was empty: an idle period starts now.
+    fn on_empty(&mut self, _now: SimTime) {}
+    /// The next instant for `on_timer` (periodic control laws), if any.
+    fn next_timer(&self) -> Option<SimTime> {
+        None
+    }
+    fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
+    /// Internal variables for traces, e.g. `out("avg", self.avg)`.
+    fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// Per-flow facts a qdisc may need at build time (the GREEN-IDMaps RTT service, ideal RTTs).
+#[derive(Clone, Debug, Default)]
+pub struct FlowInfo {
+    /// Base (propagation) round-trip time of the flow.
+    pub base_rtt: SimDuration,
+    /// What an IDMaps-like RTT estimation service answers for this flow: base RTT times a
+    /// per-flow factor drawn uniformly in [0.5, 2] at scenario expansion.
+    pub idmaps_rtt: SimDuration,
+    /// Data packet size of the flow, bytes.
+    pub packet_bytes: u32,
+}
+
+/// Everything an algorithm needs to build its qdisc for one link.
+#[derive(Clone, Debug)]
+pub struct BuildContext<'a> {
+    pub limit: BufferLimit,
+    pub link_rate_bps: u64,
+    /// Typical data packet size on this link (bytes), for byte/packet conversions.
+    pub mean_pkt_bytes: u32,
+    /// Indexed by `FlowId`.
+    pub flows: &'a [FlowInfo],
+    /// Scenario seed (for algorithms that salt hashes, e.g. SFB).
+    pub seed: u64,
+}
+
+/// One parameter's documentation for `aqmlab algorithms`.
+pub struct ParamDoc {
+    pub key: &'static str,
+    pub help: &'static str,
+}
+
+/// What each algorithm's `Params` provides.
+pub trait AlgorithmParams:
+    Sized + Default + Serialize + DeserializeOwned + Clone + std::fmt::Debug
+{
+    /// The scenario `kind`.
+    const KIND: &'static str;
+    /// One line: the algorithm's name.
+    const NAME: &'static str;
+    /// Where it comes from: paper file in `papers/` with equations, or RFC / article.
+    const SOURCE: &'static str;
+    /// Each key with unit and meaning (defaults come from `Default`).
+    const PARAMS: &'static [ParamDoc];
+    /// Checks ranges and relations; errors name the key (without the `bottleneck.qdisc` prefix).
+    fn validate(&self) -> Result<(), ScenarioError>;
+    fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc>;
+}
+
+/// Documentation of one algorithm, for listings.
+pub struct AlgorithmDoc {
+    pub kind: &'static str,
+    pub name: &'static str,
+    pub source: &'static str,
+    /// (key, default rendered as TOML, help)
+    pub params: Vec<(String, String, String)>,
+}
+
+fn doc_of<P: AlgorithmParams>() -> AlgorithmDoc {
+    let defaults = toml::Table::try_from(P::default()).unwrap_or_default();
+    let params = P::PARAMS
+        .iter()
+        .map(|d| {
+            let default = defaults
+                .get(d.key)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "(none)".into());
+            (d.key.to_string(), default, d.help.to_string())
+        })
+        .collect();
+    AlgorithmDoc {
+        kind: P::KIND,
+        name: P::NAME,
+        source: P::SOURCE,
+        params,
+    }
+}
+
+fn parse_params<P: AlgorithmParams>(table: toml::Table) -> Result<P, ScenarioError> {
+    let params: P =
+        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
+    params.validate()?;
+    Ok(params)
+}
+
+macro_rules! algorithms {
+    ($($variant:ident($module:ident)),* $(,)?) => {
+        /// A validated qdisc configuration: `kind` plus that algorithm's parameters.
+        #[derive(Clone, Debug)]
+        pub enum AqmConfig {
+            $($variant($module::Params),)*
+        }
+
+        impl AqmConfig {
+            /// Every `kind` a scenario may name.
+            pub const KINDS: &'static [&'static str] = &[$(<$module::Params as AlgorithmParams>::KIND,)*];
+
+            /// Parses a `{ kind = "…", … }` table. Errors carry paths relative to the table.
+            pub fn from_table(mut table: toml::Table) -> Result<AqmConfig, ScenarioError> {
+                let kind = match table.remove("kind") {
+                    Some(toml::Value::String(k)) => k,
+                    Some(other) => return Err(ScenarioError::new("kind", other.to_string(),
+                        format!("a string, one of: {}", Self::KINDS.join(", ")))),
+                    None => return Err(ScenarioError::new("kind", "missing",
+                        format!("one of: {}", Self::KINDS.join(", ")))),
+                };
+                $(if kind == <$module::Params as AlgorithmParams>::KIND {
+                    return parse_params::<$module::Params>(table).map(AqmConfig::$variant);
+                })*
+                Err(ScenarioError::new("kind", format!("\"{kind}\""), format!("one of: {}", Self::KINDS.join(", "))))
+            }
+
+            pub fn kind(&self) -> &'static str {
+                match self { $(AqmConfig::$variant(_) => <$module::Params as AlgorithmParams>::KIND,)* }
+            }
+
+            pub fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
+                match self { $(AqmConfig::$variant(p) => p.build(ctx),)* }
+            }
+
+            /// The parameters as a TOML table (with `kind`), defaults filled in.
+            pub fn to_table(&self) -> toml::Table {
+                let mut t = match self {
+                    $(AqmConfig::$variant(p) => toml::Table::try_from(p).unwrap_or_default(),)*
+                };
+                t.insert("kind".into(), toml::Value::String(self.kind().into()));
+                t
+            }
+
+            /// Documentation of every algorithm, in registry order.
+            pub fn docs() -> Vec<AlgorithmDoc> {
+                vec![$(doc_of::<$module::Params>(),)*]
+            }
+        }
+    };
+}
+
+algorithms! {
+    DropTail(droptail),
+}

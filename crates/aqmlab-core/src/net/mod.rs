@@ -1,0 +1,3 @@
+//! The network: packets, links and routes.
+
+pub mod packet;

@@ -1,0 +1,70 @@
+//! The packet: what the network moves and what AQMs look at.
+//!
+//! One struct for data and ACKs, small and `Copy`-free on purpose (moved, never cloned, through
+//! queues and links). Besides the usual header fields it carries the labels the papers put in
+//! headers: an RTT label (GREEN-Embedded: sender's smoothed RTT; Chablis: sender's lowest RTT)
+//! and a rate label (CSFQ).
+
+use crate::time::{SimDuration, SimTime};
+
+/// Index of a flow in the scenario (dense, from 0).
+pub type FlowId = u32;
+
+/// ECN codepoint in the IP header (RFC 3168).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct,
+    /// ECN-capable transport.
+    Ect,
+    /// Congestion experienced (marked by a router).
+    Ce,
+}
+
+/// Data segment or acknowledgement.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum PacketKind {
+    #[default]
+    Data,
+    Ack,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Packet {
+    /// Unique per run, in creation order.
+    pub id: u64,
+    pub flow: FlowId,
+    pub kind: PacketKind,
+    /// Data: segment number (ns-2 style, counted in packets from 0). Unused for ACKs.
+    pub seq: u64,
+    /// ACK: the next segment expected (cumulative). Unused for data.
+    pub ack: u64,
+    /// Bytes on the wire (headers included).
+    pub size_bytes: u32,
+    pub ecn: Ecn,
+    /// TCP ECN-Echo flag (receiver -> sender: a CE mark was seen).
+    pub ece: bool,
+    /// TCP Congestion Window Reduced flag (sender -> receiver: the window was reduced).
+    pub cwr: bool,
+    /// Sender timestamp (data) — echoed by the receiver in `ts_echo` of the ACK, so the sender
+    /// measures RTT on every ACK as ns-2's agents do with timestamps.
+    pub ts: SimTime,
+    pub ts_echo: SimTime,
+    /// When the packet was created at its source.
+    pub created: SimTime,
+    /// When it entered the queue it is in (set by the qdisc; for sojourn times).
+    pub enqueued: SimTime,
+    /// RTT label written by the sender (None: no label).
+    pub rtt_label: Option<SimDuration>,
+    /// Rate label in bit/s (CSFQ); 0 when unset.
+    pub rate_label_bps: f64,
+    /// Index of the next link on the packet's path (source routing, set by the network).
+    pub hop: u16,
+}
+
+impl Packet {
+    pub fn is_ecn_capable(&self) -> bool {
+        self.ecn != Ecn::NotEct
+    }
+}

@@ -1,0 +1,301 @@
+//! Simulated time, rates and sizes, and the unit strings scenarios use.
+//!
+//! Time is an integer count of nanoseconds (`SimTime` for instants, `SimDuration` for spans), so
+//! runs repeat bit for bit on every machine: no floating-point clock accumulates rounding error.
+//! Rates are integer bits per second, sizes integer bytes. Unit strings follow networking
+//! convention: `k`, `M`, `G` are powers of ten ("10Mbps" = 10 000 000 bit/s, "150KB" = 150 000
+//! bytes), and "B" means bytes while "b"/"bps" mean bits.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Nanoseconds per second.
+pub const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// An instant of simulated time, in nanoseconds since the start of the run.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+/// A span of simulated time, in nanoseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub fn from_secs_f64(s: f64) -> SimTime {
+        SimTime(SimDuration::from_secs_f64(s).0)
+    }
+    pub fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_SEC as f64
+    }
+    /// Time elapsed since `earlier`; zero if `earlier` is later (never wraps).
+    pub fn since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl SimDuration {
+    pub const ZERO: SimDuration = SimDuration(0);
+
+    pub const fn from_nanos(ns: u64) -> SimDuration {
+        SimDuration(ns)
+    }
+    pub const fn from_micros(us: u64) -> SimDuration {
+        SimDuration(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> SimDuration {
+        SimDuration(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> SimDuration {
+        SimDuration(s * NS_PER_SEC)
+    }
+    /// Rounds to the nearest nanosecond; negative or NaN inputs give zero.
+    pub fn from_secs_f64(s: f64) -> SimDuration {
+        if s.is_nan() || s <= 0.0 {
+            SimDuration(0)
+        } else {
+            SimDuration((s * NS_PER_SEC as f64).round() as u64)
+        }
+    }
+    pub fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_SEC as f64
+    }
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    /// Time to serialise `bytes` onto a link of `rate_bps`, rounded up to whole nanoseconds.
+    pub fn transmission(bytes: u64, rate_bps: u64) -> SimDuration {
+        let bits = bytes as u128 * 8 * NS_PER_SEC as u128;
+        let rate = rate_bps.max(1) as u128;
+        SimDuration(bits.div_ceil(rate) as u64)
+    }
+}
+
+impl Add<SimDuration> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+impl AddAssign<SimDuration> for SimTime {
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 = self.0.saturating_add(d.0);
+    }
+}
+impl Sub<SimTime> for SimTime {
+    type Output = SimDuration;
+    fn sub(self, o: SimTime) -> SimDuration {
+        self.since(o)
+    }
+}
+impl Add for SimDuration {
+    type Output = SimDuration;
+    fn add(self, o: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(o.0))
+    }
+}
+impl Sub for SimDuration {
+    type Output = SimDuration;
+    fn sub(self, o: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_sub(o.0))
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}ms", self.as_millis_f64())
+    }
+}
+
+/// Splits "10Mbps" into (10.0, "Mbps"). Rejects empty, NaN, infinite and negative numbers.
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| {
+            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(end);
+    let value: f64 = num.parse().ok()?;
+    if !value.is_finite() || value < 0.0 {
+        return None;
+    }
+    Some((value, unit.trim()))
+}
+
+/// Parses a duration string: "5ms", "1.5s", "200us", "10ns", "2min". A bare number is an error
+/// (units are required so that "5" cannot silently mean seconds in one place and ms in another).
+pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    let err =
+        || format!("'{s}' is not a duration (expected a number with a unit: ns, us, ms, s, min)");
+    let (v, unit) = split_number(s).ok_or_else(err)?;
+    let scale = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" => 1.0,
+        "min" => 60.0,
+        _ => return Err(err()),
+    };
+    Ok(SimDuration::from_secs_f64(v * scale))
+}
+
+/// Parses a rate string: "10Mbps", "56kbps", "1Gbps", "155Mbps", "1000bps".
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let err =
+        || format!("'{s}' is not a rate (expected a number with a unit: bps, kbps, Mbps, Gbps)");
+    let (v, unit) = split_number(s).ok_or_else(err)?;
+    let scale = match unit {
+        "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" => 1e3,
+        "Mbps" | "Mb/s" => 1e6,
+        "Gbps" | "Gb/s" => 1e9,
+        _ => return Err(err()),
+    };
+    let bps = (v * scale).round();
+    if bps < 1.0 {
+        return Err(format!("'{s}' is not a positive rate"));
+    }
+    Ok(bps as u64)
+}
+
+/// Parses a size string: "1500B", "150KB", "1MB".
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let err = || format!("'{s}' is not a size (expected a number with a unit: B, KB, MB, GB)");
+    let (v, unit) = split_number(s).ok_or_else(err)?;
+    let scale = match unit {
+        "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => return Err(err()),
+    };
+    Ok((v * scale).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_duration("5ms").unwrap(), SimDuration::from_millis(5));
+        assert_eq!(
+            parse_duration("1.5s").unwrap(),
+            SimDuration::from_millis(1500)
+        );
+        assert_eq!(
+            parse_duration("200us").unwrap(),
+            SimDuration::from_micros(200)
+        );
+        assert_eq!(parse_rate("10Mbps").unwrap(), 10_000_000);
+        assert_eq!(parse_rate("56kbps").unwrap(), 56_000);
+        assert_eq!(parse_size("150KB").unwrap(), 150_000);
+        for bad in ["5", "ms", "-5ms", "5 parsecs", "NaNms", "inf s", ""] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert!(parse_rate("0bps").is_err());
+        assert!(parse_rate("-10Mbps").is_err());
+        assert!(parse_rate("10MBps").is_err());
+    }
+
+    #[test]
+    fn transmission_time_rounds_up() {
+        // 1000 bytes at 10 Mbps = 800 us exactly.
+        assert_eq!(
+            SimDuration::transmission(1000, 10_000_000),
+            SimDuration::from_micros(800)
+        );
+        // 1 byte at 3 bit/s = 8/3 s, rounded up.
+        assert_eq!(SimDuration::transmission(1, 3).0, 2_666_666_667);
+    }
+}
+
+/// A link or sending rate in bits per second. In scenarios: a string with a unit ("10Mbps").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0 as f64;
+        if self.0 >= 1_000_000_000 && self.0 % 1_000_000 == 0 {
+            write!(f, "{}Gbps", b / 1e9)
+        } else if self.0 >= 1_000_000 && self.0 % 1_000 == 0 {
+            write!(f, "{}Mbps", b / 1e6)
+        } else if self.0 >= 1_000 {
+            write!(f, "{}kbps", b / 1e3)
+        } else {
+            write!(f, "{}bps", self.0)
+        }
+    }
+}
+
+/// Durations and rates appear in scenarios as unit strings; they serialise back the same way.
+mod serde_impls {
+    use super::*;
+    use serde::de::{self, Deserializer, Visitor};
+    use serde::{Deserialize, Serialize, Serializer};
+
+    struct UnitVisitor<F>(&'static str, F);
+
+    impl<T, F: Fn(&str) -> Result<T, String>> Visitor<'_> for UnitVisitor<F> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            (self.1)(v).map_err(E::custom)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for SimDuration {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(UnitVisitor(
+                "a duration string such as \"5ms\" or \"1.5s\"",
+                parse_duration,
+            ))
+        }
+    }
+    impl Serialize for SimDuration {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&format!("{}ms", self.as_millis_f64()))
+        }
+    }
+    impl<'de> Deserialize<'de> for Rate {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(UnitVisitor(
+                "a rate string such as \"10Mbps\"",
+                parse_rate_value,
+            ))
+        }
+    }
+    fn parse_rate_value(s: &str) -> Result<Rate, String> {
+        parse_rate(s).map(Rate)
+    }
+    impl Serialize for Rate {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&self.to_string())
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Transports: TCP and unresponsive senders.
+
+pub mod tcp;

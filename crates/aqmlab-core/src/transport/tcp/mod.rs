@@ -1,0 +1,169 @@
+//! TCP in the style of ns-2's one-way agents (the papers' simulator): a sender (`Agent/TCP/Reno`,
+//! `Agent/TCP/Newreno`) and a receiver (`Agent/TCPSink`, optionally `DelAck`), sequence numbers
+//! counted in segments, every data packet the same size.
+//!
+//! Sans-IO, like smoltcp: the simulator passes `now` in, the endpoints emit packets through a
+//! closure and report their next deadline with `next_timer()`. Nothing here knows about links.
+//!
+//! THE INTERFACE THE SIMULATOR USES (do not change without changing `scenario::sim`):
+//! ```ignore
+//! let mut s = Sender::new(flow_id, &cfg);
+//! s.start(now, Some(n_segments) /* None = unlimited bulk */, &mut |pkt| ...);
+//! s.add_segments(now, n, &mut emit);      // finite transfers that fetch again (web-like)
+//! s.on_ack(now, &ack_pkt, &mut emit);
+//! s.on_timer(now, &mut emit);             // called when now >= s.next_timer()
+//! s.next_timer() -> Option<SimTime>;
+//! s.stats() -> &SenderStats; s.is_complete() -> bool; s.probe(&mut |name, v| ...)
+//!
+//! let mut r = Receiver::new(flow_id, &cfg);
+//! r.on_data(now, &data_pkt, &mut emit);   // emits ACKs (maybe delayed)
+//! r.on_timer(now, &mut emit); r.next_timer();
+//! r.delivered_segments() -> u64           // unique in-order segments delivered so far
+//! ```
+//! Emitted packets need only the TCP fields filled (flow, kind, seq/ack, size, ecn/ece/cwr,
+//! ts/ts_echo, created, rtt_label); the network assigns `id` and routes them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{check, ScenarioError};
+use crate::time::SimDuration;
+
+/// Which loss-recovery algorithm the sender runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
+    #[default]
+    Reno,
+    /// RFC 6582: stays in recovery until the whole window outstanding at the loss is acked.
+    NewReno,
+}
+
+/// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RttLabel {
+    #[default]
+    None,
+    /// The current smoothed RTT estimate (GREEN-Embedded, paper 000).
+    Srtt,
+    /// The lowest RTT sample seen so far (Chablis, paper 002).
+    Min,
+}
+
+/// TCP configuration: the `tcp = { … }` table of a flow group. Defaults follow ns-2's
+/// `Agent/TCP` (ns-default.tcl) except where noted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// reno | newreno.
+    pub variant: Variant,
+    /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
+    pub mss: u32,
+    /// ACK size on the wire, bytes (40).
+    pub ack_size: u32,
+    /// Receiver-window cap in segments (ns-2 `window_`); 0 = unlimited (the default here, unlike
+    /// ns-2's 20, so that large bandwidth-delay products can be filled unless a paper says so).
+    pub max_window: u32,
+    /// Initial congestion window, segments (ns-2 `windowInit_` = 2).
+    pub initial_window: u32,
+    /// Initial slow-start threshold, segments; 0 = unlimited (ns-2 `ssthresh_` = 0 means none).
+    pub initial_ssthresh: u32,
+    /// Minimum retransmission timeout (ns-2 `minrto_` = 200 ms).
+    pub min_rto: SimDuration,
+    /// Maximum retransmission timeout (ns-2 `maxrto_` = 60 s).
+    pub max_rto: SimDuration,
+    /// RTO before any RTT sample (ns-2 `rtxcur_init_` = 3 s).
+    pub initial_rto: SimDuration,
+    /// Timer granularity: RTO arithmetic is done in ticks of this size (ns-2 `tcpTick_` = 10 ms).
+    pub clock_granularity: SimDuration,
+    /// Duplicate ACKs that trigger fast retransmit (ns-2 `numdupacks_` = 3).
+    pub dupack_threshold: u32,
+    /// Receiver delays ACKs (ns-2 `Agent/TCPSink/DelAck`): one ACK per two segments or after
+    /// `delack_interval`.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout (ns-2 `interval_` = 100 ms).
+    pub delack_interval: SimDuration,
+    /// ECN-capable (RFC 3168): data packets are ECT, the window is halved at most once per RTT
+    /// on ECE, CWR tells the receiver.
+    pub ecn: bool,
+    /// none | srtt | min: what the sender writes into each data packet's RTT label.
+    pub rtt_label: RttLabel,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::Reno,
+            mss: 1000,
+            ack_size: 40,
+            max_window: 0,
+            initial_window: 2,
+            initial_ssthresh: 0,
+            min_rto: SimDuration::from_millis(200),
+            max_rto: SimDuration::from_secs(60),
+            initial_rto: SimDuration::from_secs(3),
+            clock_granularity: SimDuration::from_millis(10),
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delack_interval: SimDuration::from_millis(100),
+            ecn: false,
+            rtt_label: RttLabel::None,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Checks ranges; paths are relative to the `tcp` table.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        check(
+            self.mss >= 40 && self.mss <= 65_535,
+            "mss",
+            self.mss,
+            "bytes in [40, 65535]",
+        )?;
+        check(
+            self.ack_size >= 1 && self.ack_size <= 1500,
+            "ack_size",
+            self.ack_size,
+            "bytes in [1, 1500]",
+        )?;
+        check(
+            self.initial_window >= 1,
+            "initial_window",
+            self.initial_window,
+            "at least 1 segment",
+        )?;
+        check(
+            self.dupack_threshold >= 1,
+            "dupack_threshold",
+            self.dupack_threshold,
+            "at least 1",
+        )?;
+        check(
+            self.min_rto <= self.max_rto,
+            "min_rto",
+            self.min_rto,
+            "at most max_rto",
+        )?;
+        check(
+            self.clock_granularity.0 > 0,
+            "clock_granularity",
+            self.clock_granularity,
+            "greater than 0",
+        )?;
+        check(
+            self.initial_rto.0 > 0,
+            "initial_rto",
+            self.initial_rto,
+            "greater than 0",
+        )?;
+        check(
+            self.delack_interval.0 > 0,
+            "delack_interval",
+            self.delack_interval,
+            "greater than 0",
+        )?;
+        Ok(())
+    }
+}
