@@ -69,6 +69,8 @@ pub struct ReplayRecord {
     pub dropped: Vec<(u64, Reason)>,
     /// The qdisc's probes after the event.
     pub probes: Vec<(&'static str, f64)>,
+    /// Random numbers the qdisc has drawn so far, this event's included.
+    pub draws: u64,
 }
 
 impl ReplayRecord {
@@ -200,6 +202,7 @@ pub fn replay(
             qlen_bytes_before,
             dropped,
             probes,
+            draws: rng.drawn(),
         });
     }
     debug_assert!(q.stats().conserved(q.len_pkts()));
@@ -306,6 +309,8 @@ mod tests {
             ]
         );
         assert_eq!(recs[4].probe("avg"), Some(4.0));
+        let draws: Vec<u64> = recs.iter().map(|r| r.draws).collect();
+        assert_eq!(draws, [0, 0, 0, 1, 2]);
         let more: Vec<ReplayEvent> = (0..8).map(enq).collect();
         let err = replay(
             &cfg,
