@@ -913,6 +913,34 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn every_key_of_every_red_kind_is_documented() {
+        let docs = AqmConfig::docs();
+        for kind in ["red", "nlred", "self_config_red", "ared"] {
+            let d = docs.iter().find(|d| d.kind == kind).expect(kind);
+            let table = AqmConfig::from_table(toml::from_str(&format!("kind='{kind}'")).unwrap())
+                .unwrap()
+                .to_table();
+            for key in table.keys().filter(|k| *k != "kind") {
+                assert!(
+                    d.params.iter().any(|(k, _, _)| k == key),
+                    "{kind}: key {key} has no ParamDoc"
+                );
+            }
+            for (k, _, _) in &d.params {
+                // Every documented key is accepted by the parser.
+                let probe = format!("kind='{kind}'\n{k}=0.123456");
+                let res = AqmConfig::from_table(toml::from_str(&probe).unwrap());
+                if let Err(e) = res {
+                    assert_ne!(
+                        e.value, "unknown key",
+                        "{kind}: documented key {k} is rejected"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn auto_weight_is_one_minus_exp() {
         let p = Params {
             w_q: QueueWeight::Auto,
