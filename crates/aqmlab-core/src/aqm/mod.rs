@@ -18,7 +18,11 @@ use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+pub mod ared;
 pub mod droptail;
+pub mod nlred;
+pub mod red;
+pub mod self_config_red;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -264,4 +268,8 @@ macro_rules! algorithms {
 
 algorithms! {
     DropTail(droptail),
+    Red(red),
+    Nlred(nlred),
+    SelfConfigRed(self_config_red),
+    Ared(ared),
 }
