@@ -20,6 +20,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod chablis;
 pub mod droptail;
+pub mod fred;
 pub mod sfred;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
@@ -268,4 +269,5 @@ algorithms! {
     DropTail(droptail),
     Chablis(chablis),
     Sfred(sfred),
+    Fred(fred),
 }
