@@ -19,6 +19,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod chablis;
+pub mod csfq;
 pub mod droptail;
 pub mod fred;
 pub mod sfred;
@@ -270,4 +271,5 @@ algorithms! {
     Chablis(chablis),
     Sfred(sfred),
     Fred(fred),
+    Csfq(csfq),
 }
