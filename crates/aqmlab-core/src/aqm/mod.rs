@@ -19,6 +19,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod chablis;
+pub mod choke;
 pub mod csfq;
 pub mod droptail;
 pub mod fred;
@@ -272,4 +273,5 @@ algorithms! {
     Sfred(sfred),
     Fred(fred),
     Csfq(csfq),
+    Choke(choke),
 }
