@@ -19,10 +19,15 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod ared;
+pub mod chablis;
+pub mod choke;
+pub mod csfq;
 pub mod droptail;
+pub mod fred;
 pub mod nlred;
 pub mod red;
 pub mod self_config_red;
+pub mod sfred;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -272,4 +277,9 @@ algorithms! {
     Nlred(nlred),
     SelfConfigRed(self_config_red),
     Ared(ared),
+    Chablis(chablis),
+    Sfred(sfred),
+    Fred(fred),
+    Csfq(csfq),
+    Choke(choke),
 }
