@@ -19,6 +19,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod droptail;
+pub mod green_tcp;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -264,4 +265,5 @@ macro_rules! algorithms {
 
 algorithms! {
     DropTail(droptail),
+    GreenTcp(green_tcp),
 }
