@@ -19,6 +19,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod droptail;
+pub mod green_rate;
 pub mod green_tcp;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
@@ -266,4 +267,5 @@ macro_rules! algorithms {
 algorithms! {
     DropTail(droptail),
     GreenTcp(green_tcp),
+    GreenRate(green_rate),
 }
