@@ -18,6 +18,7 @@ use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+pub mod blue;
 pub mod droptail;
 pub mod green_rate;
 pub mod green_tcp;
@@ -268,4 +269,5 @@ algorithms! {
     DropTail(droptail),
     GreenTcp(green_tcp),
     GreenRate(green_rate),
+    Blue(blue),
 }
