@@ -38,7 +38,8 @@
 //!   such event per idle period, so a long silence lowers p_m by d2 once, not d2 per freeze time.
 //!   (Paper 001's remark that the change is "the time spent in this event multiplied by
 //!   d/freezetime" holds for the overflow side, where every arrival is an event.)
-//! - The first event is never frozen (no previous update).
+//! - The first event is never frozen (no previous update), and an event that cannot move p_m
+//!   (increase at 1, decrease at 0) does not count as an update for the freeze time.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +73,9 @@ impl Default for Params {
 }
 
 /// BLUE's probability with its freeze time: the state shared by BLUE and each SFB bin.
+/// An event that cannot move `p` (an increase at 1, a decrease at 0) is not an update: it does
+/// not start a freeze period. (Otherwise an idle event at p = 0 would delay the reaction to the
+/// next overflow by a freeze time for nothing.)
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct BlueProb {
     pub p: f64,
@@ -87,7 +91,7 @@ impl BlueProb {
     /// Loss / congestion event: `p += d1` unless frozen. Returns whether it changed.
     #[inline]
     pub fn increase(&mut self, now: SimTime, d1: f64, freeze: SimDuration) -> bool {
-        let ok = self.thawed(now, freeze);
+        let ok = self.p < 1.0 && self.thawed(now, freeze);
         if ok {
             self.p = (self.p + d1).min(1.0);
             self.last_update = Some(now);
@@ -97,7 +101,7 @@ impl BlueProb {
     /// Idle / empty event: `p −= d2` unless frozen. Returns whether it changed.
     #[inline]
     pub fn decrease(&mut self, now: SimTime, d2: f64, freeze: SimDuration) -> bool {
-        let ok = self.thawed(now, freeze);
+        let ok = self.p > 0.0 && self.thawed(now, freeze);
         if ok {
             self.p = (self.p - d2).max(0.0);
             self.last_update = Some(now);
@@ -309,8 +313,10 @@ mod tests {
         }
         assert_eq!(pr.p, 1.0);
         let mut pr = BlueProb::default();
-        pr.decrease(ms(0), 0.002, SimDuration::from_millis(10));
+        assert!(!pr.decrease(ms(0), 0.002, SimDuration::from_millis(10)));
         assert_eq!(pr.p, 0.0);
+        // ... and that no-op did not freeze the next increase.
+        assert!(pr.increase(ms(1), 0.02, SimDuration::from_millis(10)));
     }
 
     #[test]

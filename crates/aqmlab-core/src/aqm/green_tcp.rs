@@ -175,7 +175,7 @@ pub fn linear_count(m: u32, zero_bits: u32) -> f64 {
 }
 
 /// SplitMix64 finaliser: a fast, well-mixed 64-bit hash.
-fn mix64(mut z: u64) -> u64 {
+pub(crate) fn mix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -22,6 +22,7 @@ pub mod blue;
 pub mod droptail;
 pub mod green_rate;
 pub mod green_tcp;
+pub mod sfb;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -270,4 +271,5 @@ algorithms! {
     GreenTcp(green_tcp),
     GreenRate(green_rate),
     Blue(blue),
+    Sfb(sfb),
 }
