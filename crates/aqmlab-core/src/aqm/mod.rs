@@ -22,6 +22,7 @@ pub mod blue;
 pub mod droptail;
 pub mod green_rate;
 pub mod green_tcp;
+pub mod rem;
 pub mod sfb;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
@@ -272,4 +273,5 @@ algorithms! {
     GreenRate(green_rate),
     Blue(blue),
     Sfb(sfb),
+    Rem(rem),
 }
