@@ -28,6 +28,11 @@ pub mod nlred;
 pub mod red;
 pub mod self_config_red;
 pub mod sfred;
+pub mod blue;
+pub mod green_rate;
+pub mod green_tcp;
+pub mod rem;
+pub mod sfb;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -282,4 +287,9 @@ algorithms! {
     Fred(fred),
     Csfq(csfq),
     Choke(choke),
+    GreenTcp(green_tcp),
+    GreenRate(green_rate),
+    Blue(blue),
+    Sfb(sfb),
+    Rem(rem),
 }
