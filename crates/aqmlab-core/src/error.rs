@@ -79,7 +79,13 @@ pub fn from_serde<E: fmt::Display>(err: serde_path_to_error::Error<E>) -> Scenar
     if let Some(rest) = msg.strip_prefix("unknown field ") {
         let (field, expected) = rest.split_once(", ").unwrap_or((rest, ""));
         let field = field.trim_matches('`');
-        return ScenarioError::new(join_path(&path, field), "unknown key", expected.to_string());
+        // serde_path_to_error may already have pushed the unknown key onto the path.
+        let full = if path == field || path.ends_with(&format!(".{field}")) {
+            path
+        } else {
+            join_path(&path, field)
+        };
+        return ScenarioError::new(full, "unknown key", expected.to_string());
     }
     if let Some(rest) = msg.strip_prefix("missing field ") {
         let field = rest.trim_matches('`');

@@ -18,6 +18,7 @@ use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+pub mod codel;
 pub mod droptail;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
@@ -264,4 +265,5 @@ macro_rules! algorithms {
 
 algorithms! {
     DropTail(droptail),
+    CoDel(codel),
 }
