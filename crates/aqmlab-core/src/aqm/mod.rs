@@ -20,6 +20,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod codel;
 pub mod droptail;
+pub mod pie;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -266,4 +267,5 @@ macro_rules! algorithms {
 algorithms! {
     DropTail(droptail),
     CoDel(codel),
+    Pie(pie),
 }
