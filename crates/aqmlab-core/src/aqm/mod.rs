@@ -20,6 +20,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod pie;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
@@ -268,4 +269,5 @@ algorithms! {
     DropTail(droptail),
     CoDel(codel),
     Pie(pie),
+    FqCoDel(fq_codel),
 }
