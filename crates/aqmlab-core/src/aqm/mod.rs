@@ -20,6 +20,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod codel;
 pub mod droptail;
+pub mod drr;
 pub mod fq_codel;
 pub mod pie;
 
@@ -270,4 +271,5 @@ algorithms! {
     CoDel(codel),
     Pie(pie),
     FqCoDel(fq_codel),
+    Drr(drr),
 }
