@@ -50,6 +50,9 @@
 //! | `mark_ecn_th` | probability | 0.1 | 10 % |
 //!
 //! # Readings
+//! - No reference implementation was replayed against this file (unlike CoDel): the order of the
+//!   steps above is our reading of RFC 8033 §4 and its pseudo-code (Linux `pie.c` computes the same
+//!   recursion in fixed point, ns-3 ≤ 3.29 followed the older draft).
 //! - The RFC's `MEAN_PKTSIZE` in the safeguard is the link's typical packet size
 //!   (`BuildContext::mean_pkt_bytes`).
 //! - The RFC's optional active/inactive states (§5.2) and packet-size scaling of the probability
