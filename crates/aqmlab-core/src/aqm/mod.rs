@@ -33,6 +33,10 @@ pub mod green_rate;
 pub mod green_tcp;
 pub mod rem;
 pub mod sfb;
+pub mod codel;
+pub mod drr;
+pub mod fq_codel;
+pub mod pie;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -292,4 +296,8 @@ algorithms! {
     Blue(blue),
     Sfb(sfb),
     Rem(rem),
+    CoDel(codel),
+    Pie(pie),
+    FqCoDel(fq_codel),
+    Drr(drr),
 }
