@@ -23,6 +23,17 @@
 //! Emitted packets need only the TCP fields filled (flow, kind, seq/ack, size, ecn/ece/cwr,
 //! ts/ts_echo, created, rtt_label); the network assigns `id` and routes them.
 
+pub mod congestion;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+#[cfg(test)]
+mod wire;
+
+pub use receiver::{Receiver, ReceiverStats};
+pub use rtt::RttEstimator;
+pub use sender::{Sender, SenderStats};
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ScenarioError};
