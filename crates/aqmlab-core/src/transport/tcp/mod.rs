@@ -178,3 +178,45 @@ impl TcpConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::from_serde;
+
+    fn parse(src: &str) -> Result<TcpConfig, ScenarioError> {
+        let table: toml::Table = toml::from_str(src).unwrap();
+        let cfg: TcpConfig =
+            serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    #[test]
+    fn config_parses_units_and_validates() {
+        let cfg = parse(
+            "variant = \"newreno\"\nmin_rto = \"1s\"\nclock_granularity = \"500ms\"\n\
+             rtt_label = \"min\"\necn = true",
+        )
+        .unwrap();
+        assert_eq!(cfg.variant, Variant::NewReno);
+        assert_eq!(cfg.min_rto, SimDuration::from_secs(1));
+        assert_eq!(cfg.clock_granularity, SimDuration::from_millis(500));
+        assert_eq!(cfg.rtt_label, RttLabel::Min);
+        assert_eq!(cfg.mss, 1000, "unset keys keep ns-2's defaults");
+        assert_eq!(
+            parse("dupack_threshold = 0").unwrap_err().path,
+            "dupack_threshold"
+        );
+        assert_eq!(
+            parse("min_rto = \"90s\"").unwrap_err().path,
+            "min_rto",
+            "min_rto above max_rto"
+        );
+        let e = parse("variant = \"cubic\"").unwrap_err();
+        assert_eq!(e.path, "variant");
+        // A misspelled key is rejected and named (see udp.rs on the doubled path).
+        let e = parse("mms = 1500").unwrap_err();
+        assert_eq!(e.path.rsplit('.').next(), Some("mms"));
+    }
+}

@@ -784,6 +784,39 @@ mod tests {
         assert_eq!(w.sender.ssthresh(), Some(2));
     }
 
+    #[test]
+    fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
+        let mut w = ecn_wire();
+        // The window sent at 2 s: its first packet is lost, the rest are CE-marked.
+        let mut first = true;
+        w.fate = Box::new(move |_, t| {
+            if t != at(2_000) {
+                Fate::Pass
+            } else if std::mem::take(&mut first) {
+                Fate::Drop
+            } else {
+                Fate::Mark
+            }
+        });
+        let win = loop {
+            let win = congestion::usable_window(w.sender.cwnd(), 0);
+            assert!(w.step(at(4_000)));
+            if w.sender.stats().ecn_reductions == 1 {
+                break win;
+            }
+        };
+        let cut = (win / 2).max(2);
+        w.run_until(at(4_000));
+        let s = w.sender.stats();
+        // The first duplicate ACK carries ECE and cuts; the third retransmits without a
+        // second reduction (ns-2: last_cwnd_action_ == CWND_ACTION_ECN).
+        assert_eq!(s.ecn_reductions, 1);
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!((s.retransmits, s.timeouts), (1, 0));
+        // ssthresh is still the ECN cut: no later signal changed it.
+        assert_eq!(w.sender.ssthresh(), Some(cut));
+    }
+
     // ---------------------------------------------------------------- receiver interplay
 
     #[test]
