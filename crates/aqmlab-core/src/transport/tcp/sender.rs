@@ -58,6 +58,9 @@
 //!   `window()` = `min(⌊cwnd⌋, wnd)`. They agree for a window-limited bulk sender.
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
 //!   `opencwnd()` on that ACK (a 1/cwnd difference).
+//! - Not modelled: limited transmit (RFC 3042, ns-2 `singledup_`, whose default changed over
+//!   ns-2's history), maxburst, SACK, and ns-2's ECN backoff timer for `cwnd <= 1` (here an
+//!   ECE at `cwnd < 2` leaves `cwnd` unchanged and only lowers `ssthresh`).
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
