@@ -191,10 +191,9 @@ impl SingleQueue {
         aqm: Box<dyn Aqm>,
     ) -> SingleQueue {
         SingleQueue {
-            buf: VecDeque::with_capacity(match limit {
-                BufferLimit::Packets(n) => (n as usize).min(1 << 16),
-                BufferLimit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-            }),
+            // Grown on demand, not sized to the limit: a ring buffer's head walks its whole
+            // capacity, so a large preallocation turns every packet into a cache miss.
+            buf: VecDeque::new(),
             bytes: 0,
             limit,
             ecn,

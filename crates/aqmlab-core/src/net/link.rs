@@ -1,44 +1,111 @@
-//! A one-way link at run time: an egress qdisc, a transmitter, and a propagation pipe.
+//! A one-way link at run time: an egress queue, a transmitter, and a propagation pipe.
 //!
 //! Packets on a link never overtake each other, so the packets in flight live in a FIFO ring
-//! (`pipe`) and only the head of it has an event in the simulator's queue. With the transmitter's
-//! own completion event that is at most two events per link, however many packets are in flight:
-//! the event heap stays O(links + timers) instead of O(packets in flight).
+//! (`pipe`) and only the head of it has an event in the simulator's queue: the event heap stays
+//! O(links + timers) instead of O(packets in flight).
+//!
+//! Two modes:
+//! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
+//!   (`TxDone`) per packet dequeues the next one. This is what the bottleneck always uses.
+//! - **FIFO arithmetic** (lossless DropTail links: access, sink and reverse links): a FIFO's
+//!   departure times are known at arrival (`start = max(now, busy_until)`), so the packet goes
+//!   straight into the pipe with its arrival time at the far end, and no transmitter event or
+//!   qdisc call is needed. The queue length at any instant is the number of piped packets whose
+//!   transmission has not started, which is what the DropTail overflow check uses. Departure
+//!   times, drops and counters are identical to the queued model of the same FIFO.
 
 use std::collections::VecDeque;
 
+use crate::aqm::Reason;
 use crate::net::packet::Packet;
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
-use crate::qdisc::Qdisc;
+use crate::qdisc::{BufferLimit, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
+
+/// What the caller must schedule after offering a packet or finishing a transmission.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    Nothing,
+    /// The transmitter will finish at this time (queued mode).
+    TxDone(SimTime),
+    /// The pipe was empty: its new head arrives at this time.
+    Arrive(SimTime),
+}
+
+/// In-flight entry: arrival time at the far end, transmission start time, packet.
+struct InFlight {
+    arrival: SimTime,
+    start: SimTime,
+    pkt: Packet,
+}
+
+/// State of a link in FIFO-arithmetic mode.
+struct Fifo {
+    limit: BufferLimit,
+    busy_until: SimTime,
+    stats: QdiscStats,
+    enqueued_bytes: u64,
+}
+
+/// Counters of a link at one instant, for the links table and conservation checks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub drops: u64,
+    pub marks: u64,
+    /// Packets waiting in the queue (not yet being transmitted).
+    pub backlog: u64,
+    /// Packets being transmitted or propagating.
+    pub in_flight: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub lost_on_wire: u64,
+}
 
 pub struct Link {
     pub to: NodeId,
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub role: LinkRole,
+    /// The egress qdisc (queued mode; unused in FIFO-arithmetic mode).
     pub qdisc: Box<dyn Qdisc>,
     /// The qdisc's random stream.
     pub rng: SimRng,
+    fifo: Option<Fifo>,
     loss: f64,
     loss_rng: SimRng,
-    /// The packet being serialised, if any.
+    /// The packet being serialised (queued mode).
     transmitting: Option<Packet>,
-    /// Packets propagating, with their arrival time at `to`, in order.
-    pipe: VecDeque<(SimTime, Packet)>,
-    /// Counters: packets/bytes that finished transmission, packets lost on the wire.
-    pub tx_packets: u64,
+    pipe: VecDeque<InFlight>,
+    /// Packets/bytes that finished transmission (queued mode), packets lost on the wire.
+    tx_packets: u64,
     pub tx_bytes: u64,
     pub lost_on_wire: u64,
-    /// Sojourn times of departing packets are reported to this hook when set (bottleneck only).
+    /// Sojourn times of departing packets go to this hook when set (bottleneck only).
     pub on_depart: Option<fn(&mut crate::metrics::DelayHistogram, SimTime, &Packet)>,
     pub delay_hist: crate::metrics::DelayHistogram,
 }
 
 impl Link {
     /// A link as `spec` describes it, with its built qdisc and its two random streams.
-    pub fn new(spec: &LinkSpec, qdisc: Box<dyn Qdisc>, rng: SimRng, loss_rng: SimRng) -> Link {
+    /// `arithmetic_fifo`: use FIFO-arithmetic mode (the caller checks the qdisc is DropTail and
+    /// nothing needs per-packet queue observations on this link).
+    pub fn new(
+        spec: &LinkSpec,
+        qdisc: Box<dyn Qdisc>,
+        rng: SimRng,
+        loss_rng: SimRng,
+        arithmetic_fifo: bool,
+    ) -> Link {
+        let fifo = (arithmetic_fifo && spec.loss == 0.0).then(|| Fifo {
+            limit: spec.buffer,
+            busy_until: SimTime::ZERO,
+            stats: QdiscStats::default(),
+            enqueued_bytes: 0,
+        });
         Link {
             to: spec.to,
             rate_bps: spec.rate_bps,
@@ -46,6 +113,7 @@ impl Link {
             role: spec.role.clone(),
             qdisc,
             rng,
+            fifo,
             loss: spec.loss,
             loss_rng,
             transmitting: None,
@@ -58,35 +126,86 @@ impl Link {
         }
     }
 
-    /// Offers a packet to the egress queue. Returns the time the transmitter will finish if it
-    /// was idle and started on a packet (the caller schedules that completion).
+    /// Offers a packet to the link's egress.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Option<SimTime> {
+    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Next {
+        if self.fifo.is_some() {
+            return self.offer_fifo(now, pkt);
+        }
         self.qdisc.enqueue(now, pkt, &mut self.rng);
         if self.transmitting.is_none() {
             self.start_next(now)
         } else {
-            None
+            Next::Nothing
         }
     }
 
-    /// Dequeues the next packet and starts serialising it; returns when that will finish.
     #[inline]
-    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
-        let pkt = self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {})?;
+    fn offer_fifo(&mut self, now: SimTime, pkt: Packet) -> Next {
+        let waiting = self.waiting(now);
+        let waiting_bytes = match self.fifo.as_ref().map(|f| f.limit) {
+            Some(BufferLimit::Bytes(_)) => self
+                .pipe
+                .iter()
+                .rev()
+                .take(waiting)
+                .map(|e| e.pkt.size_bytes as u64)
+                .sum(),
+            _ => 0,
+        };
+        let tx = SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
+        let Some(f) = self.fifo.as_mut() else {
+            return Next::Nothing;
+        };
+        f.stats.on_arrival(&pkt);
+        if f.limit
+            .would_overflow(waiting, waiting_bytes, pkt.size_bytes)
+        {
+            f.stats.on_drop_before_enqueue(&pkt, Reason::Overflow);
+            return Next::Nothing;
+        }
+        f.stats.on_enqueue();
+        f.enqueued_bytes += pkt.size_bytes as u64;
+        let start = now.max(f.busy_until);
+        f.busy_until = start + tx;
+        let arrival = f.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight {
+            arrival,
+            start,
+            pkt,
+        });
+        if was_empty {
+            Next::Arrive(arrival)
+        } else {
+            Next::Nothing
+        }
+    }
+
+    /// FIFO mode: packets in the pipe whose transmission has not started by `now`.
+    fn waiting(&self, now: SimTime) -> usize {
+        self.pipe.len() - self.pipe.partition_point(|e| e.start <= now)
+    }
+
+    /// Dequeues the next packet and starts serialising it (queued mode).
+    #[inline]
+    fn start_next(&mut self, now: SimTime) -> Next {
+        let Some(pkt) = self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}) else {
+            return Next::Nothing;
+        };
         if let Some(hook) = self.on_depart {
             hook(&mut self.delay_hist, now, &pkt);
         }
         let done = now + SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
         self.transmitting = Some(pkt);
-        Some(done)
+        Next::TxDone(done)
     }
 
-    /// The transmitter finished its packet. Returns (arrival time to schedule if the pipe was
-    /// empty before, completion time of the next transmission if one started).
+    /// The transmitter finished its packet (queued mode). Returns (arrival to schedule if the
+    /// pipe was empty before, the next transmission's completion if one started).
     #[inline]
-    pub fn on_tx_done(&mut self, now: SimTime) -> (Option<SimTime>, Option<SimTime>) {
-        let mut arrival = None;
+    pub fn on_tx_done(&mut self, now: SimTime) -> (Next, Next) {
+        let mut arrival = Next::Nothing;
         if let Some(pkt) = self.transmitting.take() {
             self.tx_packets += 1;
             self.tx_bytes += pkt.size_bytes as u64;
@@ -95,9 +214,13 @@ impl Link {
             } else {
                 let at = now + self.delay;
                 if self.pipe.is_empty() {
-                    arrival = Some(at);
+                    arrival = Next::Arrive(at);
                 }
-                self.pipe.push_back((at, pkt));
+                self.pipe.push_back(InFlight {
+                    arrival: at,
+                    start: now,
+                    pkt,
+                });
             }
         }
         (arrival, self.start_next(now))
@@ -107,12 +230,70 @@ impl Link {
     /// arrival time of the next one, if any, to schedule.
     #[inline]
     pub fn take_arrival(&mut self) -> Option<(Packet, Option<SimTime>)> {
-        let (_, pkt) = self.pipe.pop_front()?;
-        Some((pkt, self.pipe.front().map(|(t, _)| *t)))
+        let e = self.pipe.pop_front()?;
+        Some((e.pkt, self.pipe.front().map(|e| e.arrival)))
     }
 
-    /// Packets on the wire or being transmitted (not in the queue).
-    pub fn in_flight(&self) -> usize {
-        self.pipe.len() + self.transmitting.is_some() as usize
+    /// The link's queueing counters (arrivals, drops, marks per reason and per flow).
+    pub fn stats(&self) -> &QdiscStats {
+        match &self.fifo {
+            Some(f) => &f.stats,
+            None => self.qdisc.stats(),
+        }
+    }
+
+    /// Counters at `now`, consistent with each other: arrivals = dequeued + drops + backlog.
+    pub fn counters(&self, now: SimTime) -> LinkCounters {
+        let st = self.stats();
+        match &self.fifo {
+            None => LinkCounters {
+                arrivals: st.arrivals,
+                enqueued: st.enqueued,
+                dequeued: st.dequeued,
+                drops: st.drops(),
+                marks: st.marks(),
+                backlog: self.qdisc.len_pkts() as u64,
+                in_flight: (self.pipe.len() + self.transmitting.is_some() as usize) as u64,
+                tx_packets: self.tx_packets,
+                tx_bytes: self.tx_bytes,
+                lost_on_wire: self.lost_on_wire,
+            },
+            Some(f) => {
+                let waiting = self.waiting(now);
+                let started = self.pipe.len() - waiting;
+                // Of the started packets still in the pipe, at most one is still being sent.
+                let sending: Vec<&InFlight> = self
+                    .pipe
+                    .iter()
+                    .take(started)
+                    .filter(|e| e.arrival > now + self.delay)
+                    .collect();
+                let unsent_bytes: u64 = self
+                    .pipe
+                    .iter()
+                    .skip(started)
+                    .map(|e| e.pkt.size_bytes as u64)
+                    .sum::<u64>()
+                    + sending.iter().map(|e| e.pkt.size_bytes as u64).sum::<u64>();
+                let dequeued = st.enqueued - waiting as u64;
+                LinkCounters {
+                    arrivals: st.arrivals,
+                    enqueued: st.enqueued,
+                    dequeued,
+                    drops: st.drops(),
+                    marks: 0,
+                    backlog: waiting as u64,
+                    in_flight: started as u64,
+                    tx_packets: dequeued - sending.len() as u64,
+                    tx_bytes: f.enqueued_bytes - unsent_bytes,
+                    lost_on_wire: 0,
+                }
+            }
+        }
+    }
+
+    /// Whether the link uses FIFO-arithmetic mode.
+    pub fn is_arithmetic_fifo(&self) -> bool {
+        self.fifo.is_some()
     }
 }

@@ -8,9 +8,10 @@
 //! Each group's flows are spread round robin over its source hosts (`hosts`, default one per
 //! flow); each source host has a matching destination host behind its own sink link. A flow's
 //! base RTT is 2 × (access delay + bottleneck delay + sink delay). Only the bottleneck has the
-//! scenario's qdisc; every other link (access, sink, and the reverse path the ACKs take) has a
-//! DropTail queue of 10 000 packets, so that, as in the papers' topologies, only the bottleneck
-//! drops.
+//! scenario's qdisc; every other link is DropTail: access links with the group's `access_buffer`
+//! (default 1000 packets), sink links and the reverse bottleneck with 10 000 packets, so that,
+//! as in the papers' topologies, only the bottleneck drops unless a scenario makes an access
+//! link the narrower one.
 
 use crate::aqm::{droptail, AqmConfig, FlowInfo};
 use crate::net::topology::{LinkId, LinkRole, LinkSpec, NodeId, Topology};
@@ -107,20 +108,12 @@ pub fn expand(s: &Scenario) -> Expanded {
             host_index += 1;
             let src = t.add_node();
             let dst = t.add_node();
-            t.add_link(link(
-                src,
-                r1,
-                g.access_rate.bps(),
-                d,
-                LinkRole::Access { host: h },
-            ));
-            t.add_link(link(
-                r1,
-                src,
-                g.access_rate.bps(),
-                d,
-                LinkRole::AccessReverse { host: h },
-            ));
+            let access = |from, to, role| LinkSpec {
+                buffer: g.access_buffer.limit(),
+                ..link(from, to, g.access_rate.bps(), d, role)
+            };
+            t.add_link(access(src, r1, LinkRole::Access { host: h }));
+            t.add_link(access(r1, src, LinkRole::AccessReverse { host: h }));
             t.add_link(link(
                 r2,
                 dst,

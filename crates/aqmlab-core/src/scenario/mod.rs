@@ -56,6 +56,9 @@ fn default_count() -> u32 {
 fn default_access_rate() -> Rate {
     Rate(100_000_000)
 }
+fn default_access_buffer() -> Buffer {
+    Buffer::Packets(1000)
+}
 fn default_access_delay() -> Spread<SimDuration> {
     Spread::Fixed(SimDuration::from_millis(1))
 }
@@ -187,6 +190,11 @@ pub struct FlowGroup {
     pub hosts: u32,
     #[serde(default = "default_access_rate")]
     pub access_rate: Rate,
+    /// DropTail buffer of each source host's access link (both directions): packets or a size
+    /// string. Matters only where the access link is slower than what its flows offer (e.g.
+    /// 56 kbps hosts, or many flows behind one host).
+    #[serde(default = "default_access_buffer")]
+    pub access_buffer: Buffer,
     /// One-way delay of each source's access link.
     #[serde(default = "default_access_delay")]
     pub access_delay: Spread<SimDuration>,
@@ -327,6 +335,15 @@ impl ScenarioFile {
             check(g.count >= 1, &at("count"), g.count, "at least 1")?;
             total += g.count as u64;
             let hosts = if g.hosts == 0 { n } else { g.hosts as usize };
+            match g.access_buffer {
+                Buffer::Packets(p) => check(p >= 1, &at("access_buffer"), p, "at least 1 packet")?,
+                Buffer::Bytes(b) => check(
+                    b >= g.tcp.mss as u64,
+                    &at("access_buffer"),
+                    format!("{b}B"),
+                    "at least one data packet (mss)",
+                )?,
+            }
             check(
                 hosts <= n,
                 &at("hosts"),

@@ -10,7 +10,7 @@ use crate::aqm::BuildContext;
 use crate::engine::queue::EventQueue;
 use crate::error::ScenarioError;
 use crate::metrics::{jain_index, mean_std, Column, DelayHistogram, Table};
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkCounters, Next};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::topology::{LinkId, LinkRole};
 use crate::qdisc::QdiscStats;
@@ -123,8 +123,28 @@ fn arm(
     }
 }
 
+/// Engine options that do not change what is simulated, only how.
+#[derive(Copy, Clone, Debug)]
+pub struct EngineOptions {
+    /// Model lossless DropTail links (all but the bottleneck) by FIFO arithmetic instead of
+    /// queue + transmitter events. Same departures, fewer events; off only to cross-check.
+    pub arithmetic_fifo: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            arithmetic_fifo: true,
+        }
+    }
+}
+
 impl Simulator {
     pub fn new(scenario: &Scenario) -> Simulator {
+        Simulator::with_options(scenario, EngineOptions::default())
+    }
+
+    pub fn with_options(scenario: &Scenario, options: EngineOptions) -> Simulator {
         let net = expand(scenario);
         let f = &scenario.file;
         let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
@@ -142,11 +162,16 @@ impl Simulator {
                     flows: &infos,
                     seed: f.seed,
                 };
+                // Every link but the bottleneck is a lossless DropTail FIFO nobody samples.
+                let arithmetic = options.arithmetic_fifo
+                    && spec.role != LinkRole::Bottleneck
+                    && spec.qdisc.kind() == "droptail";
                 let mut link = Link::new(
                     spec,
                     spec.qdisc.build(&ctx),
                     SimRng::new(f.seed, component::QDISC_BASE + i as u64),
                     SimRng::new(f.seed, component::LOSS_BASE + i as u64),
+                    arithmetic,
                 );
                 if spec.role == LinkRole::Bottleneck {
                     link.on_depart = Some(DelayHistogram::record_departure);
@@ -229,12 +254,8 @@ impl Simulator {
         match ev {
             Ev::TxDone(l) => {
                 let (arrival, next_done) = self.links[l as usize].on_tx_done(self.now);
-                if let Some(t) = arrival {
-                    self.events.push(t, Ev::Arrive(l));
-                }
-                if let Some(t) = next_done {
-                    self.events.push(t, Ev::TxDone(l));
-                }
+                self.schedule(l, arrival);
+                self.schedule(l, next_done);
                 if l == self.net.bottleneck {
                     self.poll_qdisc_timer(l);
                 }
@@ -324,6 +345,15 @@ impl Simulator {
         }
     }
 
+    #[inline]
+    fn schedule(&mut self, l: LinkId, next: Next) {
+        match next {
+            Next::Nothing => {}
+            Next::TxDone(t) => self.events.push(t, Ev::TxDone(l)),
+            Next::Arrive(t) => self.events.push(t, Ev::Arrive(l)),
+        }
+    }
+
     fn poll_qdisc_timer(&mut self, l: LinkId) {
         let li = l as usize;
         let next = self.links[li].qdisc.next_timer();
@@ -387,9 +417,8 @@ impl Simulator {
         };
         if let Some(&l) = path.get(hop) {
             let is_bottleneck = l == self.net.bottleneck;
-            if let Some(done) = self.links[l as usize].offer(self.now, pkt) {
-                self.events.push(done, Ev::TxDone(l));
-            }
+            let next = self.links[l as usize].offer(self.now, pkt);
+            self.schedule(l, next);
             if is_bottleneck {
                 self.poll_qdisc_timer(l);
             }
@@ -492,10 +521,10 @@ impl Simulator {
     /// Runs to the end and collects the results.
     pub fn finish(mut self) -> RunOutput {
         self.run_until(self.end);
-        debug_assert!(self
-            .links
-            .iter()
-            .all(|l| l.qdisc.stats().conserved(l.qdisc.len_pkts())));
+        debug_assert!(self.links.iter().all(|l| {
+            let c = l.counters(self.now);
+            c.arrivals == c.dequeued + c.drops + c.backlog
+        }));
         let summary = self.summary();
         let summary_json = serde_json::to_string_pretty(&summary).unwrap_or_default();
         RunOutput {
@@ -752,8 +781,9 @@ impl Simulator {
 
     fn link_table(&self) -> Table {
         let dur = (self.end - SimTime::ZERO).as_secs_f64();
-        let col = |f: &dyn Fn(&Link) -> u64| {
-            Column::I64(self.links.iter().map(|l| f(l) as i64).collect())
+        let counters: Vec<_> = self.links.iter().map(|l| l.counters(self.now)).collect();
+        let col = |f: &dyn Fn(&LinkCounters) -> u64| {
+            Column::I64(counters.iter().map(|c| f(c) as i64).collect())
         };
         let mut t = Table::new();
         t.push("link", Column::I64((0..self.links.len() as i64).collect()));
@@ -761,20 +791,28 @@ impl Simulator {
             "role",
             Column::Str(self.links.iter().map(|l| role_name(&l.role)).collect()),
         );
-        t.push("rate_bps", col(&|l| l.rate_bps));
-        t.push("arrivals", col(&|l| l.qdisc.stats().arrivals));
-        t.push("enqueued", col(&|l| l.qdisc.stats().enqueued));
-        t.push("dequeued", col(&|l| l.qdisc.stats().dequeued));
-        t.push("drops", col(&|l| l.qdisc.stats().drops()));
-        t.push("marks", col(&|l| l.qdisc.stats().marks()));
-        t.push("backlog", col(&|l| l.qdisc.len_pkts() as u64));
-        t.push("in_flight", col(&|l| l.in_flight() as u64));
-        t.push("tx_packets", col(&|l| l.tx_packets));
-        t.push("tx_bytes", col(&|l| l.tx_bytes));
-        t.push("lost_on_wire", col(&|l| l.lost_on_wire));
+        t.push(
+            "rate_bps",
+            Column::I64(self.links.iter().map(|l| l.rate_bps as i64).collect()),
+        );
+        t.push("arrivals", col(&|c| c.arrivals));
+        t.push("enqueued", col(&|c| c.enqueued));
+        t.push("dequeued", col(&|c| c.dequeued));
+        t.push("drops", col(&|c| c.drops));
+        t.push("marks", col(&|c| c.marks));
+        t.push("backlog", col(&|c| c.backlog));
+        t.push("in_flight", col(&|c| c.in_flight));
+        t.push("tx_packets", col(&|c| c.tx_packets));
+        t.push("tx_bytes", col(&|c| c.tx_bytes));
+        t.push("lost_on_wire", col(&|c| c.lost_on_wire));
         t.push(
             "capacity_bytes",
-            col(&|l| (l.rate_bps as f64 * dur / 8.0).floor() as u64),
+            Column::I64(
+                self.links
+                    .iter()
+                    .map(|l| (l.rate_bps as f64 * dur / 8.0).floor() as i64)
+                    .collect(),
+            ),
         );
         t
     }
