@@ -17,9 +17,10 @@ use crate::aqm::{droptail, AqmConfig, FlowInfo};
 use crate::net::topology::{LinkId, LinkRole, LinkSpec, NodeId, Topology};
 use crate::qdisc::BufferLimit;
 use crate::rng::SimRng;
-use crate::scenario::{FlowKind, Scenario};
+use crate::scenario::{FlowKind, Scenario, WebConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpConfig;
+use crate::transport::udp::{CbrConfig, ParetoConfig};
 
 /// Buffer of every non-bottleneck link (packets).
 pub const UNCONGESTED_BUFFER: u32 = 10_000;
@@ -36,9 +37,14 @@ pub struct FlowSpec {
     pub src: NodeId,
     pub dst: NodeId,
     pub start: SimTime,
+    /// Activity intervals `[on, off)` in time order; `None` = until the end of the run.
+    pub active: Vec<(SimTime, Option<SimTime>)>,
     /// Finite transfer size in segments (0 = unlimited).
     pub packets: u64,
     pub tcp: TcpConfig,
+    pub web: WebConfig,
+    pub cbr: CbrConfig,
+    pub pareto: ParetoConfig,
     pub info: FlowInfo,
     pub forward: Vec<LinkId>,
     pub reverse: Vec<LinkId>,
@@ -101,6 +107,10 @@ pub fn expand(s: &Scenario) -> Expanded {
             .values(hosts, &mut SimRng::new(f.seed, stream(gi, 1)));
         let starts = g.start.values(n, &mut SimRng::new(f.seed, stream(gi, 2)));
         let mut idmaps_rng = SimRng::new(f.seed, stream(gi, 3));
+        let durations = g
+            .duration
+            .as_ref()
+            .map(|d| d.values(n, &mut SimRng::new(f.seed, stream(gi, 4))));
         // (src, dst, one-way propagation delay) per host of this group.
         let mut host_nodes = Vec::with_capacity(hosts);
         for &d in &delays {
@@ -134,18 +144,39 @@ pub fn expand(s: &Scenario) -> Expanded {
             let (src, dst, one_way) = host_nodes[i % hosts];
             let base_rtt = SimDuration(2 * one_way.0);
             let factor = idmaps_rng.uniform_range(0.5, 2.0);
+            let start = SimTime::ZERO + start;
+            let active = if g.active.is_empty() {
+                vec![(start, durations.as_ref().map(|d| start + d[i]))]
+            } else {
+                g.active
+                    .iter()
+                    .enumerate()
+                    .map(|(k, [on, off])| {
+                        let on = SimTime::ZERO + *on;
+                        (
+                            if k == 0 { on.max(start) } else { on },
+                            Some(SimTime::ZERO + *off),
+                        )
+                    })
+                    .filter(|(on, off)| off.is_none_or(|off| *on < off))
+                    .collect()
+            };
             flows.push(FlowSpec {
                 group: gi,
                 kind: g.kind,
                 src,
                 dst,
-                start: SimTime::ZERO + start,
+                start,
+                active,
                 packets: g.packets,
                 tcp: g.tcp.clone(),
+                web: g.web.clone().unwrap_or_default(),
+                cbr: g.cbr.clone().unwrap_or_default(),
+                pareto: g.pareto.clone().unwrap_or_default(),
                 info: FlowInfo {
                     base_rtt,
                     idmaps_rtt: SimDuration::from_secs_f64(base_rtt.as_secs_f64() * factor),
-                    packet_bytes: g.tcp.mss,
+                    packet_bytes: g.packet_bytes(),
                 },
                 forward: Vec::new(),
                 reverse: Vec::new(),

@@ -39,6 +39,7 @@ use crate::error::{check, from_serde, join_path, ScenarioError};
 use crate::qdisc::BufferLimit;
 use crate::time::{Rate, SimDuration};
 use crate::transport::tcp::TcpConfig;
+use crate::transport::udp::{CbrConfig, ParetoConfig};
 pub use spread::Spread;
 
 fn default_seed() -> u64 {
@@ -164,13 +165,38 @@ impl Default for Sink {
     }
 }
 
-/// What a flow group sends.
+/// What a flow group sends (see `traffic` for each kind's behaviour).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
-    /// Bulk or finite TCP transfers.
+    /// Bulk (FTP-like) or finite (`packets`) TCP transfers.
     #[default]
     Tcp,
+    /// Web-like TCP: repeated fetches of `web.segments` segments, each from slow start.
+    Web,
+    /// Constant-bit-rate UDP (`cbr = { rate, packet_bytes }`).
+    UdpCbr,
+    /// Pareto on/off UDP (`pareto = { rate, packet_bytes, burst_time, idle_time, shape }`).
+    ParetoOnoff,
+}
+
+/// The `web = { … }` table of a `kind = "web"` group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebConfig {
+    /// Segments per fetch (paper 003's D_w).
+    pub segments: u64,
+    /// Pause between the end of one fetch and the next (0: fetch again at once, as paper 003).
+    pub think_time: SimDuration,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            segments: 10,
+            think_time: SimDuration::ZERO,
+        }
+    }
 }
 
 /// One group of flows (`[[flows]]`).
@@ -200,11 +226,36 @@ pub struct FlowGroup {
     pub access_delay: Spread<SimDuration>,
     #[serde(default = "default_start")]
     pub start: Spread<SimDuration>,
-    /// Finite transfer size in segments; 0 (default) = unlimited (FTP-like bulk).
+    /// How long each flow stays active after its start (default: to the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Spread<SimDuration>>,
+    /// Explicit activity intervals `[[on, off], …]` (absolute times), e.g. a group that
+    /// switches on and off every 40 s. The first interval begins at the later of its own start
+    /// and the flow's `start`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<[SimDuration; 2]>,
+    /// Finite transfer size in segments; 0 (default) = unlimited (FTP-like bulk). `tcp` only.
     #[serde(default)]
     pub packets: u64,
     #[serde(default)]
     pub tcp: TcpConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cbr: Option<CbrConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pareto: Option<ParetoConfig>,
+}
+
+impl FlowGroup {
+    /// Size of this group's data packets on the wire, bytes.
+    pub fn packet_bytes(&self) -> u32 {
+        match self.kind {
+            FlowKind::Tcp | FlowKind::Web => self.tcp.mss,
+            FlowKind::UdpCbr => self.cbr.clone().unwrap_or_default().packet_bytes,
+            FlowKind::ParetoOnoff => self.pareto.clone().unwrap_or_default().packet_bytes,
+        }
+    }
 }
 
 /// A scenario file as written (defaults filled in), before validation.
@@ -357,6 +408,68 @@ impl ScenarioFile {
                 .check(n)
                 .map_err(|m| ScenarioError::new(at("start"), m, "one value per flow"))?;
             g.tcp.validate().map_err(|e| e.prefixed(&at("tcp")))?;
+            let kind_name = toml::Value::try_from(g.kind)
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            let wrong_kind = |key: &str, wants: &str| {
+                ScenarioError::new(
+                    at(key),
+                    format!("given for kind = {kind_name}"),
+                    format!("only with kind = \"{wants}\""),
+                )
+            };
+            match (&g.web, g.kind) {
+                (Some(w), FlowKind::Web) => check(
+                    w.segments >= 1,
+                    &at("web.segments"),
+                    w.segments,
+                    "at least 1",
+                )?,
+                (Some(_), _) => return Err(wrong_kind("web", "web")),
+                _ => {}
+            }
+            match (&g.cbr, g.kind) {
+                (Some(c), FlowKind::UdpCbr) => c.validate().map_err(|e| e.prefixed(&at("cbr")))?,
+                (Some(_), _) => return Err(wrong_kind("cbr", "udp_cbr")),
+                _ => {}
+            }
+            match (&g.pareto, g.kind) {
+                (Some(p), FlowKind::ParetoOnoff) => {
+                    p.validate().map_err(|e| e.prefixed(&at("pareto")))?
+                }
+                (Some(_), _) => return Err(wrong_kind("pareto", "pareto_onoff")),
+                _ => {}
+            }
+            if g.packets > 0 && g.kind != FlowKind::Tcp {
+                return Err(wrong_kind("packets", "tcp"));
+            }
+            if let Some(d) = &g.duration {
+                d.check(n)
+                    .map_err(|m| ScenarioError::new(at("duration"), m, "one value per flow"))?;
+                check(
+                    g.active.is_empty(),
+                    &at("duration"),
+                    "given with `active`",
+                    "one of duration or active",
+                )?;
+            }
+            let mut last_end = SimDuration::ZERO;
+            for (k, [on, off]) in g.active.iter().enumerate() {
+                let key = at(&format!("active.{k}"));
+                check(
+                    on < off,
+                    &key,
+                    format!("[{on}, {off}]"),
+                    "[on, off] with on < off",
+                )?;
+                check(
+                    k == 0 || *on >= last_end,
+                    &key,
+                    format!("[{on}, {off}]"),
+                    "intervals in time order, not overlapping",
+                )?;
+                last_end = *off;
+            }
             if let Buffer::Bytes(bytes) = b.buffer {
                 check(
                     bytes >= g.tcp.mss as u64,

@@ -16,9 +16,11 @@ use crate::net::topology::{LinkId, LinkRole};
 use crate::qdisc::QdiscStats;
 use crate::rng::{component, SimRng};
 use crate::scenario::expand::{expand, Expanded};
+use crate::scenario::FlowKind;
 use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
-use crate::transport::tcp::{Receiver, Sender};
+use crate::traffic::{Sink, Source, Transfer};
+use crate::transport::tcp::Receiver;
 
 /// Everything one run produces.
 pub struct RunOutput {
@@ -33,6 +35,8 @@ pub struct RunOutput {
     pub groups: Table,
     /// One row per link: counters for conservation checks and utilisation.
     pub links: Table,
+    /// One row per completed web transfer: flow, group, start_s, duration_s.
+    pub transfers: Table,
     /// Events processed (for benchmarks; not part of the summary).
     pub events: u64,
 }
@@ -51,15 +55,19 @@ enum Ev {
     QdiscTimer(LinkId),
     SenderTimer(u32),
     ReceiverTimer(u32),
-    Start(u32),
+    /// A flow enters an activity interval.
+    On(u32),
+    /// A flow leaves an activity interval.
+    Off(u32),
     Sample,
     Bin,
     Warmup,
 }
 
 struct FlowRt {
-    sender: Sender,
-    receiver: Receiver,
+    source: Source,
+    sink: Sink,
+    started: bool,
     sender_armed: Option<SimTime>,
     receiver_armed: Option<SimTime>,
 }
@@ -102,6 +110,8 @@ pub struct Simulator {
     qdisc_armed: Vec<Option<SimTime>>,
     snapshot: Snapshot,
     series: Series,
+    /// Completed web transfers, in completion order.
+    transfers: Vec<Transfer>,
     processed: u64,
 }
 
@@ -183,16 +193,47 @@ impl Simulator {
             .flows
             .iter()
             .enumerate()
-            .map(|(i, fl)| FlowRt {
-                sender: Sender::new(i as u32, &fl.tcp),
-                receiver: Receiver::new(i as u32, &fl.tcp),
-                sender_armed: None,
-                receiver_armed: None,
+            .map(|(i, fl)| {
+                let id = i as u32;
+                let udp_sink = || Sink::Udp {
+                    packets: 0,
+                    bytes: 0,
+                };
+                let (source, sink) = match fl.kind {
+                    FlowKind::Tcp => {
+                        let limit = (fl.packets > 0).then_some(fl.packets);
+                        (
+                            Source::tcp(id, &fl.tcp, limit),
+                            Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                        )
+                    }
+                    FlowKind::Web => (
+                        Source::web(id, &fl.tcp, fl.web.segments, fl.web.think_time),
+                        Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                    ),
+                    FlowKind::UdpCbr => (Source::cbr(id, &fl.cbr), udp_sink()),
+                    FlowKind::ParetoOnoff => {
+                        let rng = SimRng::new(f.seed, component::SOURCE_BASE + i as u64);
+                        (Source::pareto(id, &fl.pareto, rng), udp_sink())
+                    }
+                };
+                FlowRt {
+                    source,
+                    sink,
+                    started: false,
+                    sender_armed: None,
+                    receiver_armed: None,
+                }
             })
             .collect();
         let mut events = EventQueue::new();
         for (i, fl) in net.flows.iter().enumerate() {
-            events.push(fl.start, Ev::Start(i as u32));
+            for &(on, off) in &fl.active {
+                events.push(on, Ev::On(i as u32));
+                if let Some(off) = off {
+                    events.push(off, Ev::Off(i as u32));
+                }
+            }
         }
         events.push(SimTime::ZERO, Ev::Sample);
         events.push(SimTime::ZERO + f.series_bin, Ev::Bin);
@@ -234,6 +275,7 @@ impl Simulator {
                 last_group_delivered: vec![0; groups],
             },
             processed: 0,
+            transfers: Vec::new(),
         }
     }
 
@@ -286,13 +328,13 @@ impl Simulator {
                     self.flows[fi].sender_armed = None;
                 }
                 if self.flows[fi]
-                    .sender
+                    .source
                     .next_timer()
                     .is_some_and(|t| t <= self.now)
                 {
                     let now = self.now;
                     let mut out = std::mem::take(&mut self.scratch);
-                    self.flows[fi].sender.on_timer(now, &mut |p| out.push(p));
+                    self.flows[fi].source.on_timer(now, &mut |p| out.push(p));
                     self.send_all(&mut out);
                     self.scratch = out;
                 }
@@ -304,33 +346,30 @@ impl Simulator {
                     self.flows[fi].receiver_armed = None;
                 }
                 if self.flows[fi]
-                    .receiver
+                    .sink
                     .next_timer()
                     .is_some_and(|t| t <= self.now)
                 {
                     let now = self.now;
                     let mut out = std::mem::take(&mut self.scratch);
-                    self.flows[fi].receiver.on_timer(now, &mut |p| out.push(p));
+                    self.flows[fi].sink.on_timer(now, &mut |p| out.push(p));
                     self.send_all(&mut out);
                     self.scratch = out;
                 }
                 self.arm_receiver(f);
             }
-            Ev::Start(f) => {
+            Ev::On(f) => {
                 let fi = f as usize;
-                let limit = match self.net.flows[fi].packets {
-                    0 => None,
-                    n => Some(n),
-                };
                 let now = self.now;
+                let first = !self.flows[fi].started;
+                self.flows[fi].started = true;
                 let mut out = std::mem::take(&mut self.scratch);
-                self.flows[fi]
-                    .sender
-                    .start(now, limit, &mut |p| out.push(p));
+                self.flows[fi].source.on(now, first, &mut |p| out.push(p));
                 self.send_all(&mut out);
                 self.scratch = out;
                 self.arm_sender(f);
             }
+            Ev::Off(f) => self.flows[f as usize].source.off(),
             Ev::Sample => {
                 self.sample();
                 let next = self.now + self.scenario.file.sample_interval;
@@ -371,7 +410,7 @@ impl Simulator {
         arm(
             &mut self.events,
             &mut fl.sender_armed,
-            fl.sender.next_timer(),
+            fl.source.next_timer(),
             self.now,
             Ev::SenderTimer(f),
         );
@@ -382,7 +421,7 @@ impl Simulator {
         arm(
             &mut self.events,
             &mut fl.receiver_armed,
-            fl.receiver.next_timer(),
+            fl.sink.next_timer(),
             self.now,
             Ev::ReceiverTimer(f),
         );
@@ -428,16 +467,17 @@ impl Simulator {
         let mut out = std::mem::take(&mut self.scratch);
         match pkt.kind {
             PacketKind::Data => {
-                self.flows[fi]
-                    .receiver
-                    .on_data(now, &pkt, &mut |p| out.push(p));
+                self.flows[fi].sink.on_data(now, &pkt, &mut |p| out.push(p));
                 self.send_all(&mut out);
                 self.arm_receiver(fi as u32);
             }
             PacketKind::Ack => {
-                self.flows[fi]
-                    .sender
+                let done = self.flows[fi]
+                    .source
                     .on_ack(now, &pkt, &mut |p| out.push(p));
+                if let Some(t) = done {
+                    self.transfers.push(t);
+                }
                 self.send_all(&mut out);
                 self.arm_sender(fi as u32);
             }
@@ -448,25 +488,19 @@ impl Simulator {
     fn open_window(&mut self) {
         let b = &self.links[self.net.bottleneck as usize];
         self.snapshot = Snapshot {
-            delivered: self
-                .flows
-                .iter()
-                .map(|f| f.receiver.delivered_segments())
+            delivered: (0..self.flows.len())
+                .map(|i| self.delivered_bytes(i))
                 .collect(),
-            sent: self
-                .flows
-                .iter()
-                .map(|f| f.sender.stats().segments_sent)
-                .collect(),
+            sent: self.flows.iter().map(|f| f.source.packets_sent()).collect(),
             retransmits: self
                 .flows
                 .iter()
-                .map(|f| f.sender.stats().retransmits)
+                .map(|f| f.source.tcp_stats().retransmits)
                 .collect(),
             timeouts: self
                 .flows
                 .iter()
-                .map(|f| f.sender.stats().timeouts)
+                .map(|f| f.source.tcp_stats().timeouts)
                 .collect(),
             bottleneck: b.qdisc.stats().clone(),
             bottleneck_tx_bytes: b.tx_bytes,
@@ -503,9 +537,8 @@ impl Simulator {
     fn bin(&mut self) {
         let width = self.scenario.file.series_bin.as_secs_f64();
         let mut per_group = vec![0u64; self.net.group_names.len()];
-        for (i, f) in self.flows.iter().enumerate() {
-            let spec = &self.net.flows[i];
-            per_group[spec.group] += f.receiver.delivered_segments() * spec.tcp.mss as u64;
+        for i in 0..self.flows.len() {
+            per_group[self.net.flows[i].group] += self.delivered_bytes(i);
         }
         for (g, bytes) in per_group.into_iter().enumerate() {
             let delta = bytes - self.series.last_group_delivered[g];
@@ -549,6 +582,7 @@ impl Simulator {
                 ],
             },
             links: self.link_table(),
+            transfers: self.transfer_table(),
             events: self.processed,
         }
     }
@@ -557,15 +591,21 @@ impl Simulator {
         (self.end - self.warmup).as_secs_f64()
     }
 
+    /// Unique data delivered to flow `i`'s application so far, bytes. TCP counts whole data
+    /// packets (headers included), as ns-2 does with `packetSize_`.
+    fn delivered_bytes(&self, i: usize) -> u64 {
+        self.flows[i]
+            .sink
+            .delivered_bytes(self.net.flows[i].info.packet_bytes)
+    }
+
     fn goodputs_mbps(&self) -> Vec<f64> {
         let w = self.window_secs();
-        self.flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let segs = f.receiver.delivered_segments()
-                    - self.snapshot.delivered.get(i).copied().unwrap_or(0);
-                segs as f64 * self.net.flows[i].tcp.mss as f64 * 8.0 / w / 1e6
+        (0..self.flows.len())
+            .map(|i| {
+                let bytes =
+                    self.delivered_bytes(i) - self.snapshot.delivered.get(i).copied().unwrap_or(0);
+                bytes as f64 * 8.0 / w / 1e6
             })
             .collect()
     }
@@ -638,22 +678,26 @@ impl Simulator {
                 let (di, mi) = self.flow_drops_marks(i);
                 (d + di, m + mi)
             });
-            groups.insert(
-                name.clone(),
-                json!({
-                    "flows": members.len(),
-                    "goodput_mbps": gp.iter().sum::<f64>(),
-                    "mean_goodput_mbps": gp.iter().sum::<f64>() / gp.len().max(1) as f64,
-                    "jain_index": jain_index(&gp),
-                    "drops": d,
-                    "marks": m,
-                }),
-            );
+            let mut entry = json!({
+                "flows": members.len(),
+                "goodput_mbps": gp.iter().sum::<f64>(),
+                "mean_goodput_mbps": gp.iter().sum::<f64>() / gp.len().max(1) as f64,
+                "jain_index": jain_index(&gp),
+                "drops": d,
+                "marks": m,
+            });
+            let transfers = self.window_transfers(gi);
+            if !transfers.is_empty() {
+                let (mean, std) = mean_std(&transfers);
+                entry["transfers"] =
+                    json!({ "count": transfers.len(), "mean_s": mean, "variance_s2": std * std });
+            }
+            groups.insert(name.clone(), entry);
         }
         let flows: Vec<Value> = (0..self.flows.len())
             .map(|i| {
                 let (d, m) = self.flow_drops_marks(i);
-                let st = self.flows[i].sender.stats();
+                let st = self.flows[i].source.tcp_stats();
                 json!({
                     "id": i,
                     "group": self.net.group_names[self.net.flows[i].group],
@@ -686,6 +730,41 @@ impl Simulator {
             "groups": groups,
             "flows": flows,
         })
+    }
+
+    /// Transfers that started inside the measurement window, per group.
+    fn window_transfers(&self, group: usize) -> Vec<f64> {
+        self.transfers
+            .iter()
+            .filter(|t| t.start >= self.warmup && self.net.flows[t.flow as usize].group == group)
+            .map(|t| t.duration.as_secs_f64())
+            .collect()
+    }
+
+    fn transfer_table(&self) -> Table {
+        let tr = &self.transfers;
+        let mut t = Table::new();
+        t.push(
+            "flow",
+            Column::I64(tr.iter().map(|x| x.flow as i64).collect()),
+        );
+        t.push(
+            "group",
+            Column::Str(
+                tr.iter()
+                    .map(|x| self.net.group_names[self.net.flows[x.flow as usize].group].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "start_s",
+            Column::F64(tr.iter().map(|x| x.start.as_secs_f64()).collect()),
+        );
+        t.push(
+            "duration_s",
+            Column::F64(tr.iter().map(|x| x.duration.as_secs_f64()).collect()),
+        );
+        t
     }
 
     fn flow_table(&self) -> Table {
@@ -724,15 +803,12 @@ impl Simulator {
             Column::F64(spec.iter().map(|s| s.start.as_secs_f64()).collect()),
         );
         t.push("goodput_mbps", Column::F64(goodputs));
-        t.push(
-            "delivered_segments",
-            i64s(&|i| self.flows[i].receiver.delivered_segments()),
-        );
+        t.push("delivered_bytes", i64s(&|i| self.delivered_bytes(i)));
         let snap = &self.snapshot;
         let since = |v: &Vec<u64>, i: usize, now: u64| now - v.get(i).copied().unwrap_or(0);
         t.push(
             "sent",
-            i64s(&|i| since(&snap.sent, i, self.flows[i].sender.stats().segments_sent)),
+            i64s(&|i| since(&snap.sent, i, self.flows[i].source.packets_sent())),
         );
         t.push(
             "retransmits",
@@ -740,13 +816,13 @@ impl Simulator {
                 since(
                     &snap.retransmits,
                     i,
-                    self.flows[i].sender.stats().retransmits,
+                    self.flows[i].source.tcp_stats().retransmits,
                 )
             }),
         );
         t.push(
             "timeouts",
-            i64s(&|i| since(&snap.timeouts, i, self.flows[i].sender.stats().timeouts)),
+            i64s(&|i| since(&snap.timeouts, i, self.flows[i].source.tcp_stats().timeouts)),
         );
         t.push("drops", i64s(&|i| self.flow_drops_marks(i).0));
         t.push("marks", i64s(&|i| self.flow_drops_marks(i).1));
@@ -756,8 +832,8 @@ impl Simulator {
                 (0..n)
                     .map(|i| {
                         self.flows[i]
-                            .sender
-                            .stats()
+                            .source
+                            .tcp_stats()
                             .completed_at
                             .map_or(f64::NAN, |c| (c - spec[i].start).as_secs_f64())
                     })

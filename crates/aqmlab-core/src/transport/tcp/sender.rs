@@ -111,6 +111,8 @@ pub struct Sender {
     rtt_label: RttLabel,
     // ** Maintained
     started: bool,
+    /// The application stopped offering data (`stop_new_data`): no completion is recorded.
+    stopped: bool,
     /// Segments to send in total (`u64::MAX` = unlimited bulk).
     limit: u64,
     snd_una: u64,
@@ -152,6 +154,7 @@ impl Sender {
             ecn: cfg.ecn,
             rtt_label: cfg.rtt_label,
             started: false,
+            stopped: false,
             limit: 0,
             snd_una: 0,
             snd_nxt: 0,
@@ -196,12 +199,33 @@ impl Sender {
             self.started = true;
             self.limit = 0;
         }
+        self.stopped = false;
         if n == 0 {
             return;
         }
         self.limit = self.limit.saturating_add(n);
         self.stats.completed_at = None;
         self.send_much(now, emit);
+    }
+
+    /// The application stops offering data: nothing beyond what was already sent goes out
+    /// (outstanding data is still retransmitted as needed). Not recorded as a completion.
+    pub fn stop_new_data(&mut self) {
+        self.stopped = true;
+        self.limit = self.snd_max.max(self.snd_una);
+    }
+
+    /// The application offers unlimited data again after `stop_new_data`.
+    pub fn resume_unlimited<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        self.started = true;
+        self.stopped = false;
+        self.limit = u64::MAX;
+        self.send_much(now, emit);
+    }
+
+    /// Whether `stop_new_data` is in force.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Back to slow start: `cwnd = initial_window`, `ssthresh = initial_ssthresh`, out of
@@ -414,7 +438,10 @@ impl Sender {
     }
 
     fn check_complete(&mut self, now: SimTime) {
-        if self.limit != u64::MAX && self.snd_una >= self.limit && self.stats.completed_at.is_none()
+        if !self.stopped
+            && self.limit != u64::MAX
+            && self.snd_una >= self.limit
+            && self.stats.completed_at.is_none()
         {
             self.stats.completed_at = Some(now);
             self.stats.completions += 1;
