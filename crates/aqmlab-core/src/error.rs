@@ -72,17 +72,24 @@ pub fn check(
 
 /// Converts a serde error (with the path serde_path_to_error tracked) into a `ScenarioError`.
 pub fn from_serde<E: fmt::Display>(err: serde_path_to_error::Error<E>) -> ScenarioError {
-    let path = err.path().to_string();
+    // serde_path_to_error writes `flows[0].count`; scenarios and `--set` say `flows.0.count`.
+    let path = err.path().to_string().replace('[', ".").replace(']', "");
     let path = if path == "." { String::new() } else { path };
     let msg = err.inner().to_string();
     // serde's messages read "invalid value: X, expected Y" / "unknown field `k`, expected one of …".
     if let Some(rest) = msg.strip_prefix("unknown field ") {
         let (field, expected) = rest.split_once(", ").unwrap_or((rest, ""));
-        let field = field.trim_matches('`');
-        return ScenarioError::new(join_path(&path, field), "unknown key", expected.to_string());
+        let field = field.split('`').nth(1).unwrap_or(field).trim();
+        // serde_path_to_error's path already ends with the unknown key.
+        let path = if path == field || path.ends_with(&format!(".{field}")) {
+            path
+        } else {
+            join_path(&path, field)
+        };
+        return ScenarioError::new(path, "unknown key", expected.to_string());
     }
     if let Some(rest) = msg.strip_prefix("missing field ") {
-        let field = rest.trim_matches('`');
+        let field = rest.split('`').nth(1).unwrap_or(rest).trim();
         return ScenarioError::new(join_path(&path, field), "missing", "this key is required");
     }
     match msg.split_once(", expected ") {

@@ -239,9 +239,9 @@ impl Rate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0 as f64;
-        if self.0 >= 1_000_000_000 && self.0 % 1_000_000 == 0 {
+        if self.0 >= 1_000_000_000 && self.0.is_multiple_of(1_000_000) {
             write!(f, "{}Gbps", b / 1e9)
-        } else if self.0 >= 1_000_000 && self.0 % 1_000 == 0 {
+        } else if self.0 >= 1_000_000 && self.0.is_multiple_of(1_000) {
             write!(f, "{}Mbps", b / 1e6)
         } else if self.0 >= 1_000 {
             write!(f, "{}kbps", b / 1e3)

@@ -1,3 +1,5 @@
-//! The network: packets, links and routes.
+//! The network: packets, the topology graph with its routes, and the links that move packets.
 
+pub mod link;
 pub mod packet;
+pub mod topology;

@@ -1,1 +1,436 @@
-//! (being written)
+//! The scenario schema (TOML), owned here and only here: Python hands the text over and never
+//! re-implements validation, so the CLI and the library cannot disagree.
+//!
+//! ```toml
+//! name = "30 flows, RTT 20-310 ms, RED"
+//! seed = 1
+//! duration = "150s"
+//! warmup = "30s"                 # metrics are measured over [warmup, duration]
+//!
+//! [bottleneck]
+//! rate = "10Mbps"
+//! delay = "5ms"
+//! buffer = 100                   # packets, or a size string such as "150KB"
+//! loss = 0.0                     # random (Bernoulli) loss on this link
+//! qdisc = { kind = "red", min_th = 20, max_th = 80, max_p = 0.1, w_q = 0.002, ecn = true }
+//!
+//! [sink]                         # optional; defaults 1 Gbps, 0 ms
+//!
+//! [[flows]]
+//! kind = "tcp"
+//! count = 30
+//! access_rate = "100Mbps"
+//! access_delay = { linear = ["5ms", "150ms"] }
+//! start = { uniform = ["0s", "1s"] }
+//! tcp = { variant = "reno", mss = 1000, ecn = true, rtt_label = "min" }
+//! group = "ftp"
+//! ```
+//!
+//! Every error names the key path (`flows.0.access_delay`), the bad value and what is allowed.
+
+pub mod expand;
+pub mod run;
+pub mod spread;
+
+use serde::{Deserialize, Serialize};
+
+use crate::aqm::AqmConfig;
+use crate::error::{check, from_serde, join_path, ScenarioError};
+use crate::qdisc::BufferLimit;
+use crate::time::{Rate, SimDuration};
+use crate::transport::tcp::TcpConfig;
+pub use spread::Spread;
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample_interval() -> SimDuration {
+    SimDuration::from_millis(20)
+}
+fn default_series_bin() -> SimDuration {
+    SimDuration::from_millis(250)
+}
+fn default_count() -> u32 {
+    1
+}
+fn default_access_rate() -> Rate {
+    Rate(100_000_000)
+}
+fn default_access_delay() -> Spread<SimDuration> {
+    Spread::Fixed(SimDuration::from_millis(1))
+}
+fn default_start() -> Spread<SimDuration> {
+    Spread::Fixed(SimDuration::ZERO)
+}
+fn default_buffer() -> Buffer {
+    Buffer::Packets(100)
+}
+fn default_qdisc() -> toml::Table {
+    let mut t = toml::Table::new();
+    t.insert("kind".into(), toml::Value::String("droptail".into()));
+    t
+}
+
+/// A buffer size: an integer number of packets, or a size string ("150KB").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Buffer {
+    Packets(i64),
+    Bytes(u64),
+}
+
+impl<'de> Deserialize<'de> for Buffer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Buffer;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of packets (integer) or a size string such as \"150KB\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Buffer, E> {
+                Ok(Buffer::Packets(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Buffer, E> {
+                Ok(Buffer::Packets(v.min(i64::MAX as u64) as i64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Buffer, E> {
+                crate::time::parse_size(v)
+                    .map(Buffer::Bytes)
+                    .map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for Buffer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Buffer::Packets(n) => s.serialize_i64(*n),
+            Buffer::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
+impl Buffer {
+    pub fn limit(self) -> BufferLimit {
+        match self {
+            Buffer::Packets(n) => BufferLimit::Packets(n.clamp(0, u32::MAX as i64) as u32),
+            Buffer::Bytes(b) => BufferLimit::Bytes(b),
+        }
+    }
+}
+
+/// The dumbbell's shared link (router → sink side). The reverse direction (ACKs) has the same
+/// rate and delay and a DropTail queue of the same size.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bottleneck {
+    pub rate: Rate,
+    pub delay: SimDuration,
+    #[serde(default = "default_buffer")]
+    pub buffer: Buffer,
+    /// Probability that a packet is lost on this link (Bernoulli, independent), in [0, 1).
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default = "default_qdisc")]
+    pub qdisc: toml::Table,
+}
+
+/// The links from the far router to the receivers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sink {
+    #[serde(default = "Sink::default_rate")]
+    pub rate: Rate,
+    #[serde(default)]
+    pub delay: SimDuration,
+}
+
+impl Sink {
+    fn default_rate() -> Rate {
+        Rate(1_000_000_000)
+    }
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        Sink {
+            rate: Sink::default_rate(),
+            delay: SimDuration::ZERO,
+        }
+    }
+}
+
+/// What a flow group sends.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// Bulk or finite TCP transfers.
+    #[default]
+    Tcp,
+}
+
+/// One group of flows (`[[flows]]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    #[serde(default)]
+    pub kind: FlowKind,
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Name used in per-group metrics; defaults to `g<index>`.
+    #[serde(default)]
+    pub group: String,
+    /// Number of source hosts the flows are spread over (round robin), each with its own access
+    /// link; 0 (default) means one host per flow.
+    #[serde(default)]
+    pub hosts: u32,
+    #[serde(default = "default_access_rate")]
+    pub access_rate: Rate,
+    /// One-way delay of each source's access link.
+    #[serde(default = "default_access_delay")]
+    pub access_delay: Spread<SimDuration>,
+    #[serde(default = "default_start")]
+    pub start: Spread<SimDuration>,
+    /// Finite transfer size in segments; 0 (default) = unlimited (FTP-like bulk).
+    #[serde(default)]
+    pub packets: u64,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+}
+
+/// A scenario file as written (defaults filled in), before validation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub duration: SimDuration,
+    #[serde(default)]
+    pub warmup: SimDuration,
+    /// Queue-length sampling period (20 ms as in paper 000).
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: SimDuration,
+    /// Bin width of the per-group goodput time series (250 ms as in paper 002).
+    #[serde(default = "default_series_bin")]
+    pub series_bin: SimDuration,
+    pub bottleneck: Bottleneck,
+    #[serde(default)]
+    pub sink: Sink,
+    pub flows: Vec<FlowGroup>,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub file: ScenarioFile,
+    pub qdisc: AqmConfig,
+}
+
+fn finite_in(v: f64, lo: f64, hi_exclusive: f64) -> bool {
+    v.is_finite() && v >= lo && v < hi_exclusive
+}
+
+impl Scenario {
+    /// Parses and validates TOML text.
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: toml::Table = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            ScenarioError::new(
+                "",
+                format!("TOML syntax error: {}", msg.trim()),
+                "valid TOML",
+            )
+        })?;
+        Scenario::from_table(value)
+    }
+
+    /// Validates an already parsed table.
+    pub fn from_table(table: toml::Table) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile =
+            serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
+        file.validate()?;
+        let qdisc = AqmConfig::from_table(file.bottleneck.qdisc.clone())
+            .map_err(|e| e.prefixed("bottleneck.qdisc"))?;
+        let mut file = file;
+        // Store the qdisc with every default filled in, so the resolved scenario is explicit.
+        file.bottleneck.qdisc = qdisc.to_table();
+        Ok(Scenario { file, qdisc })
+    }
+
+    /// The scenario with every default written out, as TOML: what was actually run, and the key
+    /// results are cached under.
+    pub fn resolved_toml(&self) -> String {
+        toml::to_string(&self.file).unwrap_or_default()
+    }
+}
+
+impl ScenarioFile {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        check(
+            self.duration.0 > 0,
+            "duration",
+            self.duration,
+            "greater than 0",
+        )?;
+        check(
+            self.warmup < self.duration,
+            "warmup",
+            self.warmup,
+            "less than duration",
+        )?;
+        check(
+            self.sample_interval.0 > 0,
+            "sample_interval",
+            self.sample_interval,
+            "greater than 0",
+        )?;
+        check(
+            self.series_bin.0 > 0,
+            "series_bin",
+            self.series_bin,
+            "greater than 0",
+        )?;
+        let b = &self.bottleneck;
+        match b.buffer {
+            Buffer::Packets(n) => check(
+                (1..=10_000_000).contains(&n),
+                "bottleneck.buffer",
+                n,
+                "at least 1 packet",
+            )?,
+            Buffer::Bytes(n) => check(
+                n >= 64,
+                "bottleneck.buffer",
+                format!("{n}B"),
+                "at least 64 bytes",
+            )?,
+        }
+        check(
+            finite_in(b.loss, 0.0, 1.0),
+            "bottleneck.loss",
+            b.loss,
+            "a probability in [0, 1)",
+        )?;
+        check(
+            !self.flows.is_empty(),
+            "flows",
+            "[]",
+            "at least one [[flows]] group",
+        )?;
+        let mut total = 0u64;
+        for (i, g) in self.flows.iter().enumerate() {
+            let at = |k: &str| join_path(&format!("flows.{i}"), k);
+            let n = g.count as usize;
+            check(g.count >= 1, &at("count"), g.count, "at least 1")?;
+            total += g.count as u64;
+            let hosts = if g.hosts == 0 { n } else { g.hosts as usize };
+            check(
+                hosts <= n,
+                &at("hosts"),
+                g.hosts,
+                "at most count (0 = one host per flow)",
+            )?;
+            g.access_delay
+                .check(hosts)
+                .map_err(|m| ScenarioError::new(at("access_delay"), m, "one value per host"))?;
+            g.start
+                .check(n)
+                .map_err(|m| ScenarioError::new(at("start"), m, "one value per flow"))?;
+            g.tcp.validate().map_err(|e| e.prefixed(&at("tcp")))?;
+            if let Buffer::Bytes(bytes) = b.buffer {
+                check(
+                    bytes >= g.tcp.mss as u64,
+                    "bottleneck.buffer",
+                    format!("{bytes}B"),
+                    "at least one data packet (mss)",
+                )?;
+            }
+        }
+        check(
+            total <= 1_000_000,
+            "flows",
+            total,
+            "at most 1000000 flows in all",
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = r#"
+        duration = "10s"
+        [bottleneck]
+        rate = "10Mbps"
+        delay = "5ms"
+        [[flows]]
+        count = 2
+    "#;
+
+    fn err(text: &str) -> ScenarioError {
+        Scenario::from_toml_str(text).expect_err("should be rejected")
+    }
+
+    #[test]
+    fn minimal_scenario_gets_defaults() {
+        let s = Scenario::from_toml_str(OK).unwrap();
+        assert_eq!(s.file.seed, 1);
+        assert_eq!(s.qdisc.kind(), "droptail");
+        assert_eq!(s.file.bottleneck.buffer, Buffer::Packets(100));
+        // The resolved form parses back to the same thing.
+        let again = Scenario::from_toml_str(&s.resolved_toml()).unwrap();
+        assert_eq!(again.resolved_toml(), s.resolved_toml());
+    }
+
+    #[test]
+    fn errors_name_the_key_path() {
+        assert_eq!(
+            err(&OK.replace("count = 2", "count = 2\ncolour = 1")).path,
+            "flows.0.colour"
+        );
+        assert_eq!(
+            err(&OK.replace("\"10Mbps\"", "\"-3Mbps\"")).path,
+            "bottleneck.rate"
+        );
+        assert_eq!(
+            err(&OK.replace("\"10Mbps\"", "\"10 furlongs\"")).path,
+            "bottleneck.rate"
+        );
+        assert_eq!(
+            err(&OK.replace("count = 2", "count = \"two\"")).path,
+            "flows.0.count"
+        );
+        assert_eq!(
+            err(&OK.replace("count = 2", "count = 0")).path,
+            "flows.0.count"
+        );
+        assert_eq!(
+            err(&OK.replace("delay = \"5ms\"", "delay = \"5ms\"\nloss = nan")).path,
+            "bottleneck.loss"
+        );
+        assert_eq!(
+            err(&OK.replace("delay = \"5ms\"", "delay = \"5ms\"\nbuffer = 0")).path,
+            "bottleneck.buffer"
+        );
+        assert_eq!(
+            err(&OK.replace(
+                "delay = \"5ms\"",
+                "delay = \"5ms\"\nqdisc = { kind = \"magic\" }"
+            ))
+            .path,
+            "bottleneck.qdisc.kind"
+        );
+        assert_eq!(
+            err(&OK.replace("count = 2", "count = 2\ntcp = { mss = 1 }")).path,
+            "flows.0.tcp.mss"
+        );
+        let no_flows = OK.split("[[flows]]").next().unwrap().to_string();
+        assert_eq!(err(&no_flows).path, "flows");
+        assert_eq!(err(&OK.replace("duration = \"10s\"", "")).path, "duration");
+    }
+}

@@ -167,3 +167,5 @@ impl TcpConfig {
         Ok(())
     }
 }
+mod scratch_stub;
+pub use scratch_stub::{Receiver, Sender, SenderStats};

@@ -1,0 +1,803 @@
+//! Running a scenario: build the network, drive the event loop, collect the results.
+//!
+//! One run is single-threaded and deterministic: the same scenario and seed give the same
+//! `summary_json`, byte for byte (integer time, insertion-ordered ties, per-component streams,
+//! sorted JSON keys, no wall-clock values in the summary).
+
+use serde_json::{json, Map, Value};
+
+use crate::aqm::BuildContext;
+use crate::engine::queue::EventQueue;
+use crate::error::ScenarioError;
+use crate::metrics::{jain_index, mean_std, Column, DelayHistogram, Table};
+use crate::net::link::Link;
+use crate::net::packet::{Packet, PacketKind};
+use crate::net::topology::{LinkId, LinkRole};
+use crate::qdisc::QdiscStats;
+use crate::rng::{component, SimRng};
+use crate::scenario::expand::{expand, Expanded};
+use crate::scenario::Scenario;
+use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::{Receiver, Sender};
+
+/// Everything one run produces.
+pub struct RunOutput {
+    /// The summary (DESIGN.md "Results" stable keys) as pretty JSON with sorted keys.
+    pub summary_json: String,
+    pub summary: Value,
+    /// One row per flow.
+    pub flows: Table,
+    /// The bottleneck queue sampled every `sample_interval`, with the AQM's probes.
+    pub queue: Table,
+    /// Per-group goodput per `series_bin` (long format: t_s, group, goodput_mbps).
+    pub groups: Table,
+    /// One row per link: counters for conservation checks and utilisation.
+    pub links: Table,
+    /// Events processed (for benchmarks; not part of the summary).
+    pub events: u64,
+}
+
+/// Parses, validates and runs TOML text.
+pub fn run_toml(text: &str) -> Result<RunOutput, ScenarioError> {
+    Ok(run(&Scenario::from_toml_str(text)?))
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Ev {
+    /// A link finished serialising its packet.
+    TxDone(LinkId),
+    /// The packet at the head of a link's pipe reaches the far end.
+    Arrive(LinkId),
+    QdiscTimer(LinkId),
+    SenderTimer(u32),
+    ReceiverTimer(u32),
+    Start(u32),
+    Sample,
+    Bin,
+    Warmup,
+}
+
+struct FlowRt {
+    sender: Sender,
+    receiver: Receiver,
+    sender_armed: Option<SimTime>,
+    receiver_armed: Option<SimTime>,
+}
+
+/// What was counted when the measurement window opened.
+#[derive(Default)]
+struct Snapshot {
+    delivered: Vec<u64>,
+    sent: Vec<u64>,
+    retransmits: Vec<u64>,
+    timeouts: Vec<u64>,
+    bottleneck: QdiscStats,
+    bottleneck_tx_bytes: u64,
+    bottleneck_lost: u64,
+}
+
+struct Series {
+    probe_names: Vec<&'static str>,
+    t: Vec<f64>,
+    qlen_pkts: Vec<f64>,
+    qlen_bytes: Vec<f64>,
+    probes: Vec<Vec<f64>>,
+    bin_t: Vec<f64>,
+    bin_group: Vec<String>,
+    bin_goodput: Vec<f64>,
+    last_group_delivered: Vec<u64>,
+}
+
+pub struct Simulator {
+    now: SimTime,
+    end: SimTime,
+    warmup: SimTime,
+    events: EventQueue<Ev>,
+    links: Vec<Link>,
+    flows: Vec<FlowRt>,
+    net: Expanded,
+    scenario: Scenario,
+    next_packet_id: u64,
+    scratch: Vec<Packet>,
+    qdisc_armed: Vec<Option<SimTime>>,
+    snapshot: Snapshot,
+    series: Series,
+    processed: u64,
+}
+
+fn arm(
+    events: &mut EventQueue<Ev>,
+    armed: &mut Option<SimTime>,
+    next: Option<SimTime>,
+    now: SimTime,
+    ev: Ev,
+) {
+    // Keep at most one *useful* pending event per timer owner: push only when the deadline is
+    // earlier than the one already pending. A later-moving deadline is found when that event fires.
+    if let Some(t) = next {
+        let t = t.max(now);
+        if armed.is_none_or(|a| t < a) {
+            events.push(t, ev);
+            *armed = Some(t);
+        }
+    }
+}
+
+impl Simulator {
+    pub fn new(scenario: &Scenario) -> Simulator {
+        let net = expand(scenario);
+        let f = &scenario.file;
+        let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
+        let mean_pkt = net.flows.first().map_or(1000, |fl| fl.tcp.mss);
+        let links: Vec<Link> = net
+            .topology
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let ctx = BuildContext {
+                    limit: spec.buffer,
+                    link_rate_bps: spec.rate_bps,
+                    mean_pkt_bytes: mean_pkt,
+                    flows: &infos,
+                    seed: f.seed,
+                };
+                let mut link = Link::new(
+                    spec,
+                    spec.qdisc.build(&ctx),
+                    SimRng::new(f.seed, component::QDISC_BASE + i as u64),
+                    SimRng::new(f.seed, component::LOSS_BASE + i as u64),
+                );
+                if spec.role == LinkRole::Bottleneck {
+                    link.on_depart = Some(DelayHistogram::record_departure);
+                }
+                link
+            })
+            .collect();
+        let flows = net
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, fl)| FlowRt {
+                sender: Sender::new(i as u32, &fl.tcp),
+                receiver: Receiver::new(i as u32, &fl.tcp),
+                sender_armed: None,
+                receiver_armed: None,
+            })
+            .collect();
+        let mut events = EventQueue::new();
+        for (i, fl) in net.flows.iter().enumerate() {
+            events.push(fl.start, Ev::Start(i as u32));
+        }
+        events.push(SimTime::ZERO, Ev::Sample);
+        events.push(SimTime::ZERO + f.series_bin, Ev::Bin);
+        let warmup = SimTime::ZERO + f.warmup;
+        events.push(warmup, Ev::Warmup);
+        let mut qdisc_armed = vec![None; links.len()];
+        for (i, l) in links.iter().enumerate() {
+            arm(
+                &mut events,
+                &mut qdisc_armed[i],
+                l.qdisc.next_timer(),
+                SimTime::ZERO,
+                Ev::QdiscTimer(i as LinkId),
+            );
+        }
+        let groups = net.group_names.len();
+        Simulator {
+            now: SimTime::ZERO,
+            end: SimTime::ZERO + f.duration,
+            warmup,
+            events,
+            links,
+            flows,
+            net,
+            scenario: scenario.clone(),
+            next_packet_id: 0,
+            scratch: Vec::new(),
+            qdisc_armed,
+            snapshot: Snapshot::default(),
+            series: Series {
+                probe_names: Vec::new(),
+                t: Vec::new(),
+                qlen_pkts: Vec::new(),
+                qlen_bytes: Vec::new(),
+                probes: Vec::new(),
+                bin_t: Vec::new(),
+                bin_group: Vec::new(),
+                bin_goodput: Vec::new(),
+                last_group_delivered: vec![0; groups],
+            },
+            processed: 0,
+        }
+    }
+
+    /// Processes events up to and including `until` (capped at the scenario's duration).
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.end);
+        while self.events.peek_time().is_some_and(|t| t <= until) {
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.processed += 1;
+            self.handle(ev);
+        }
+        self.now = until;
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(l) => {
+                let (arrival, next_done) = self.links[l as usize].on_tx_done(self.now);
+                if let Some(t) = arrival {
+                    self.events.push(t, Ev::Arrive(l));
+                }
+                if let Some(t) = next_done {
+                    self.events.push(t, Ev::TxDone(l));
+                }
+                if l == self.net.bottleneck {
+                    self.poll_qdisc_timer(l);
+                }
+            }
+            Ev::Arrive(l) => {
+                let Some((pkt, next)) = self.links[l as usize].take_arrival() else {
+                    return;
+                };
+                if let Some(t) = next {
+                    self.events.push(t, Ev::Arrive(l));
+                }
+                self.forward(pkt);
+            }
+            Ev::QdiscTimer(l) => {
+                let li = l as usize;
+                if self.qdisc_armed[li].is_some_and(|a| a <= self.now) {
+                    self.qdisc_armed[li] = None;
+                }
+                let link = &mut self.links[li];
+                if link.qdisc.next_timer().is_some_and(|t| t <= self.now) {
+                    link.qdisc.on_timer(self.now, &mut link.rng);
+                }
+                self.poll_qdisc_timer(l);
+            }
+            Ev::SenderTimer(f) => {
+                let fi = f as usize;
+                if self.flows[fi].sender_armed.is_some_and(|a| a <= self.now) {
+                    self.flows[fi].sender_armed = None;
+                }
+                if self.flows[fi]
+                    .sender
+                    .next_timer()
+                    .is_some_and(|t| t <= self.now)
+                {
+                    let now = self.now;
+                    let mut out = std::mem::take(&mut self.scratch);
+                    self.flows[fi].sender.on_timer(now, &mut |p| out.push(p));
+                    self.send_all(&mut out);
+                    self.scratch = out;
+                }
+                self.arm_sender(f);
+            }
+            Ev::ReceiverTimer(f) => {
+                let fi = f as usize;
+                if self.flows[fi].receiver_armed.is_some_and(|a| a <= self.now) {
+                    self.flows[fi].receiver_armed = None;
+                }
+                if self.flows[fi]
+                    .receiver
+                    .next_timer()
+                    .is_some_and(|t| t <= self.now)
+                {
+                    let now = self.now;
+                    let mut out = std::mem::take(&mut self.scratch);
+                    self.flows[fi].receiver.on_timer(now, &mut |p| out.push(p));
+                    self.send_all(&mut out);
+                    self.scratch = out;
+                }
+                self.arm_receiver(f);
+            }
+            Ev::Start(f) => {
+                let fi = f as usize;
+                let limit = match self.net.flows[fi].packets {
+                    0 => None,
+                    n => Some(n),
+                };
+                let now = self.now;
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[fi]
+                    .sender
+                    .start(now, limit, &mut |p| out.push(p));
+                self.send_all(&mut out);
+                self.scratch = out;
+                self.arm_sender(f);
+            }
+            Ev::Sample => {
+                self.sample();
+                let next = self.now + self.scenario.file.sample_interval;
+                self.events.push(next, Ev::Sample);
+            }
+            Ev::Bin => {
+                self.bin();
+                let next = self.now + self.scenario.file.series_bin;
+                self.events.push(next, Ev::Bin);
+            }
+            Ev::Warmup => self.open_window(),
+        }
+    }
+
+    fn poll_qdisc_timer(&mut self, l: LinkId) {
+        let li = l as usize;
+        let next = self.links[li].qdisc.next_timer();
+        arm(
+            &mut self.events,
+            &mut self.qdisc_armed[li],
+            next,
+            self.now,
+            Ev::QdiscTimer(l),
+        );
+    }
+
+    fn arm_sender(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        arm(
+            &mut self.events,
+            &mut fl.sender_armed,
+            fl.sender.next_timer(),
+            self.now,
+            Ev::SenderTimer(f),
+        );
+    }
+
+    fn arm_receiver(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        arm(
+            &mut self.events,
+            &mut fl.receiver_armed,
+            fl.receiver.next_timer(),
+            self.now,
+            Ev::ReceiverTimer(f),
+        );
+    }
+
+    /// Injects packets an endpoint emitted at the first link of their path.
+    fn send_all(&mut self, out: &mut Vec<Packet>) {
+        for mut pkt in out.drain(..) {
+            pkt.id = self.next_packet_id;
+            self.next_packet_id += 1;
+            pkt.hop = 0;
+            self.forward_from(pkt, 0);
+        }
+    }
+
+    /// A packet reached the end of link `path[pkt.hop]`: move it on, or deliver it.
+    #[inline]
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let hop = pkt.hop as usize;
+        self.forward_from(pkt, hop);
+    }
+
+    #[inline]
+    fn forward_from(&mut self, pkt: Packet, hop: usize) {
+        let fi = pkt.flow as usize;
+        let spec = &self.net.flows[fi];
+        let path = if pkt.kind == PacketKind::Data {
+            &spec.forward
+        } else {
+            &spec.reverse
+        };
+        if let Some(&l) = path.get(hop) {
+            let is_bottleneck = l == self.net.bottleneck;
+            if let Some(done) = self.links[l as usize].offer(self.now, pkt) {
+                self.events.push(done, Ev::TxDone(l));
+            }
+            if is_bottleneck {
+                self.poll_qdisc_timer(l);
+            }
+            return;
+        }
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.scratch);
+        match pkt.kind {
+            PacketKind::Data => {
+                self.flows[fi]
+                    .receiver
+                    .on_data(now, &pkt, &mut |p| out.push(p));
+                self.send_all(&mut out);
+                self.arm_receiver(fi as u32);
+            }
+            PacketKind::Ack => {
+                self.flows[fi]
+                    .sender
+                    .on_ack(now, &pkt, &mut |p| out.push(p));
+                self.send_all(&mut out);
+                self.arm_sender(fi as u32);
+            }
+        }
+        self.scratch = out;
+    }
+
+    fn open_window(&mut self) {
+        let b = &self.links[self.net.bottleneck as usize];
+        self.snapshot = Snapshot {
+            delivered: self
+                .flows
+                .iter()
+                .map(|f| f.receiver.delivered_segments())
+                .collect(),
+            sent: self
+                .flows
+                .iter()
+                .map(|f| f.sender.stats().segments_sent)
+                .collect(),
+            retransmits: self
+                .flows
+                .iter()
+                .map(|f| f.sender.stats().retransmits)
+                .collect(),
+            timeouts: self
+                .flows
+                .iter()
+                .map(|f| f.sender.stats().timeouts)
+                .collect(),
+            bottleneck: b.qdisc.stats().clone(),
+            bottleneck_tx_bytes: b.tx_bytes,
+            bottleneck_lost: b.lost_on_wire,
+        };
+        self.links[self.net.bottleneck as usize].delay_hist.clear();
+    }
+
+    fn sample(&mut self) {
+        let b = &self.links[self.net.bottleneck as usize];
+        let s = &mut self.series;
+        s.t.push(self.now.as_secs_f64());
+        s.qlen_pkts.push(b.qdisc.len_pkts() as f64);
+        s.qlen_bytes.push(b.qdisc.len_bytes() as f64);
+        let first = s.probe_names.is_empty() && s.t.len() == 1;
+        let mut k = 0;
+        b.qdisc.probe(&mut |name, v| {
+            if first {
+                s.probe_names.push(name);
+                s.probes.push(Vec::new());
+            }
+            if let Some(col) = s.probes.get_mut(k) {
+                col.push(v);
+            }
+            k += 1;
+        });
+        // An algorithm that probes fewer values at times still yields rectangular columns.
+        let rows = s.t.len();
+        for col in &mut s.probes {
+            col.resize(rows, f64::NAN);
+        }
+    }
+
+    fn bin(&mut self) {
+        let width = self.scenario.file.series_bin.as_secs_f64();
+        let mut per_group = vec![0u64; self.net.group_names.len()];
+        for (i, f) in self.flows.iter().enumerate() {
+            let spec = &self.net.flows[i];
+            per_group[spec.group] += f.receiver.delivered_segments() * spec.tcp.mss as u64;
+        }
+        for (g, bytes) in per_group.into_iter().enumerate() {
+            let delta = bytes - self.series.last_group_delivered[g];
+            self.series.last_group_delivered[g] = bytes;
+            self.series.bin_t.push(self.now.as_secs_f64());
+            self.series.bin_group.push(self.net.group_names[g].clone());
+            self.series
+                .bin_goodput
+                .push(delta as f64 * 8.0 / width / 1e6);
+        }
+    }
+
+    /// Runs to the end and collects the results.
+    pub fn finish(mut self) -> RunOutput {
+        self.run_until(self.end);
+        debug_assert!(self
+            .links
+            .iter()
+            .all(|l| l.qdisc.stats().conserved(l.qdisc.len_pkts())));
+        let summary = self.summary();
+        let summary_json = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        RunOutput {
+            summary_json,
+            summary,
+            flows: self.flow_table(),
+            queue: self.queue_table(),
+            groups: Table {
+                columns: vec![
+                    (
+                        "t_s".into(),
+                        Column::F64(std::mem::take(&mut self.series.bin_t)),
+                    ),
+                    (
+                        "group".into(),
+                        Column::Str(std::mem::take(&mut self.series.bin_group)),
+                    ),
+                    (
+                        "goodput_mbps".into(),
+                        Column::F64(std::mem::take(&mut self.series.bin_goodput)),
+                    ),
+                ],
+            },
+            links: self.link_table(),
+            events: self.processed,
+        }
+    }
+
+    fn window_secs(&self) -> f64 {
+        (self.end - self.warmup).as_secs_f64()
+    }
+
+    fn goodputs_mbps(&self) -> Vec<f64> {
+        let w = self.window_secs();
+        self.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let segs = f.receiver.delivered_segments()
+                    - self.snapshot.delivered.get(i).copied().unwrap_or(0);
+                segs as f64 * self.net.flows[i].tcp.mss as f64 * 8.0 / w / 1e6
+            })
+            .collect()
+    }
+
+    fn flow_drops_marks(&self, i: usize) -> (u64, u64) {
+        let now = self.links[self.net.bottleneck as usize]
+            .qdisc
+            .stats()
+            .per_flow
+            .get(i)
+            .copied()
+            .unwrap_or_default();
+        let then = self
+            .snapshot
+            .bottleneck
+            .per_flow
+            .get(i)
+            .copied()
+            .unwrap_or_default();
+        (now.drops - then.drops, now.marks - then.marks)
+    }
+
+    fn summary(&self) -> Value {
+        let f = &self.scenario.file;
+        let b = &self.links[self.net.bottleneck as usize];
+        let st = b.qdisc.stats();
+        let s0 = &self.snapshot.bottleneck;
+        let w = self.window_secs();
+        let goodputs = self.goodputs_mbps();
+        let arrivals = st.arrivals - s0.arrivals;
+        let departures = st.dequeued - s0.dequeued;
+        let lost = b.lost_on_wire - self.snapshot.bottleneck_lost;
+        let mut drops = Map::new();
+        let mut total_drops = 0u64;
+        for r in crate::aqm::Reason::ALL {
+            let n = st.dropped_before_enqueue[r as usize] + st.dropped_after_dequeue[r as usize]
+                - s0.dropped_before_enqueue[r as usize]
+                - s0.dropped_after_dequeue[r as usize];
+            total_drops += n;
+            drops.insert(r.key().into(), json!(n));
+        }
+        drops.insert("link_loss".into(), json!(lost));
+        let marks = st.marks() - s0.marks();
+        let utilisation =
+            (b.tx_bytes - self.snapshot.bottleneck_tx_bytes) as f64 * 8.0 / (b.rate_bps as f64 * w);
+        let in_window: Vec<f64> = self
+            .series
+            .t
+            .iter()
+            .zip(&self.series.qlen_pkts)
+            .filter(|(t, _)| **t >= self.warmup.as_secs_f64())
+            .map(|(_, q)| *q)
+            .collect();
+        let (q_mean, q_std) = mean_std(&in_window);
+        let h = &b.delay_hist;
+        let (g_min, g_max) = goodputs
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &g| {
+                (lo.min(g), hi.max(g))
+            });
+        let g_mean = goodputs.iter().sum::<f64>() / goodputs.len().max(1) as f64;
+
+        let mut groups = Map::new();
+        for (gi, name) in self.net.group_names.iter().enumerate() {
+            let members: Vec<usize> = (0..self.flows.len())
+                .filter(|&i| self.net.flows[i].group == gi)
+                .collect();
+            let gp: Vec<f64> = members.iter().map(|&i| goodputs[i]).collect();
+            let (d, m) = members.iter().fold((0, 0), |(d, m), &i| {
+                let (di, mi) = self.flow_drops_marks(i);
+                (d + di, m + mi)
+            });
+            groups.insert(
+                name.clone(),
+                json!({
+                    "flows": members.len(),
+                    "goodput_mbps": gp.iter().sum::<f64>(),
+                    "mean_goodput_mbps": gp.iter().sum::<f64>() / gp.len().max(1) as f64,
+                    "jain_index": jain_index(&gp),
+                    "drops": d,
+                    "marks": m,
+                }),
+            );
+        }
+        let flows: Vec<Value> = (0..self.flows.len())
+            .map(|i| {
+                let (d, m) = self.flow_drops_marks(i);
+                let st = self.flows[i].sender.stats();
+                json!({
+                    "id": i,
+                    "group": self.net.group_names[self.net.flows[i].group],
+                    "rtt_ms": self.net.flows[i].info.base_rtt.as_millis_f64(),
+                    "goodput_mbps": goodputs[i],
+                    "drops": d,
+                    "marks": m,
+                    "retransmits": st.retransmits - self.snapshot.retransmits.get(i).copied().unwrap_or(0),
+                    "timeouts": st.timeouts - self.snapshot.timeouts.get(i).copied().unwrap_or(0),
+                })
+            })
+            .collect();
+        json!({
+            "scenario": f.name,
+            "seed": f.seed,
+            "qdisc": self.scenario.qdisc.kind(),
+            "duration_s": f.duration.as_secs_f64(),
+            "warmup_s": f.warmup.as_secs_f64(),
+            "window_s": w,
+            "utilisation": utilisation,
+            "loss_rate": if arrivals == 0 { 0.0 } else { (total_drops + lost) as f64 / arrivals as f64 },
+            "drops": drops,
+            "marks": marks,
+            "arrivals": arrivals,
+            "departures": departures,
+            "jain_index": jain_index(&goodputs),
+            "goodput_mbps": { "min": if goodputs.is_empty() { 0.0 } else { g_min }, "max": g_max, "mean": g_mean },
+            "queue_pkts": { "mean": q_mean, "std": q_std, "samples": in_window.len() },
+            "delay_ms": { "mean": h.mean_ms(), "p50": h.quantile_ms(0.5), "p99": h.quantile_ms(0.99) },
+            "groups": groups,
+            "flows": flows,
+        })
+    }
+
+    fn flow_table(&self) -> Table {
+        let n = self.flows.len();
+        let goodputs = self.goodputs_mbps();
+        let spec = &self.net.flows;
+        let i64s = |f: &dyn Fn(usize) -> u64| Column::I64((0..n).map(|i| f(i) as i64).collect());
+        let mut t = Table::new();
+        t.push("id", Column::I64((0..n as i64).collect()));
+        t.push(
+            "group",
+            Column::Str(
+                (0..n)
+                    .map(|i| self.net.group_names[spec[i].group].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "rtt_ms",
+            Column::F64(
+                spec.iter()
+                    .map(|s| s.info.base_rtt.as_millis_f64())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "idmaps_rtt_ms",
+            Column::F64(
+                spec.iter()
+                    .map(|s| s.info.idmaps_rtt.as_millis_f64())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "start_s",
+            Column::F64(spec.iter().map(|s| s.start.as_secs_f64()).collect()),
+        );
+        t.push("goodput_mbps", Column::F64(goodputs));
+        t.push(
+            "delivered_segments",
+            i64s(&|i| self.flows[i].receiver.delivered_segments()),
+        );
+        let snap = &self.snapshot;
+        let since = |v: &Vec<u64>, i: usize, now: u64| now - v.get(i).copied().unwrap_or(0);
+        t.push(
+            "sent",
+            i64s(&|i| since(&snap.sent, i, self.flows[i].sender.stats().segments_sent)),
+        );
+        t.push(
+            "retransmits",
+            i64s(&|i| {
+                since(
+                    &snap.retransmits,
+                    i,
+                    self.flows[i].sender.stats().retransmits,
+                )
+            }),
+        );
+        t.push(
+            "timeouts",
+            i64s(&|i| since(&snap.timeouts, i, self.flows[i].sender.stats().timeouts)),
+        );
+        t.push("drops", i64s(&|i| self.flow_drops_marks(i).0));
+        t.push("marks", i64s(&|i| self.flow_drops_marks(i).1));
+        t.push(
+            "completion_s",
+            Column::F64(
+                (0..n)
+                    .map(|i| {
+                        self.flows[i]
+                            .sender
+                            .stats()
+                            .completed_at
+                            .map_or(f64::NAN, |c| (c - spec[i].start).as_secs_f64())
+                    })
+                    .collect(),
+            ),
+        );
+        t
+    }
+
+    fn queue_table(&mut self) -> Table {
+        let s = &mut self.series;
+        let mut t = Table::new();
+        t.push("t_s", Column::F64(std::mem::take(&mut s.t)));
+        t.push("qlen_pkts", Column::F64(std::mem::take(&mut s.qlen_pkts)));
+        t.push("qlen_bytes", Column::F64(std::mem::take(&mut s.qlen_bytes)));
+        for (name, col) in s.probe_names.iter().zip(std::mem::take(&mut s.probes)) {
+            t.push(name, Column::F64(col));
+        }
+        t
+    }
+
+    fn link_table(&self) -> Table {
+        let dur = (self.end - SimTime::ZERO).as_secs_f64();
+        let col = |f: &dyn Fn(&Link) -> u64| {
+            Column::I64(self.links.iter().map(|l| f(l) as i64).collect())
+        };
+        let mut t = Table::new();
+        t.push("link", Column::I64((0..self.links.len() as i64).collect()));
+        t.push(
+            "role",
+            Column::Str(self.links.iter().map(|l| role_name(&l.role)).collect()),
+        );
+        t.push("rate_bps", col(&|l| l.rate_bps));
+        t.push("arrivals", col(&|l| l.qdisc.stats().arrivals));
+        t.push("enqueued", col(&|l| l.qdisc.stats().enqueued));
+        t.push("dequeued", col(&|l| l.qdisc.stats().dequeued));
+        t.push("drops", col(&|l| l.qdisc.stats().drops()));
+        t.push("marks", col(&|l| l.qdisc.stats().marks()));
+        t.push("backlog", col(&|l| l.qdisc.len_pkts() as u64));
+        t.push("in_flight", col(&|l| l.in_flight() as u64));
+        t.push("tx_packets", col(&|l| l.tx_packets));
+        t.push("tx_bytes", col(&|l| l.tx_bytes));
+        t.push("lost_on_wire", col(&|l| l.lost_on_wire));
+        t.push(
+            "capacity_bytes",
+            col(&|l| (l.rate_bps as f64 * dur / 8.0).floor() as u64),
+        );
+        t
+    }
+}
+
+fn role_name(r: &LinkRole) -> String {
+    match r {
+        LinkRole::Bottleneck => "bottleneck".into(),
+        LinkRole::BottleneckReverse => "bottleneck_reverse".into(),
+        LinkRole::Access { host } => format!("access.{host}"),
+        LinkRole::AccessReverse { host } => format!("access_reverse.{host}"),
+        LinkRole::Sink { host } => format!("sink.{host}"),
+        LinkRole::SinkReverse { host } => format!("sink_reverse.{host}"),
+        LinkRole::Other => "other".into(),
+    }
+}
+
+/// Runs a validated scenario to the end.
+pub fn run(s: &Scenario) -> RunOutput {
+    Simulator::new(s).finish()
+}
+
+/// Convenience for benchmarks: total simulated duration of a scenario.
+pub fn duration(s: &Scenario) -> SimDuration {
+    s.file.duration
+}
