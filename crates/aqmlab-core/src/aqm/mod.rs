@@ -18,7 +18,25 @@ use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+pub mod ared;
+pub mod chablis;
+pub mod choke;
+pub mod csfq;
 pub mod droptail;
+pub mod fred;
+pub mod nlred;
+pub mod red;
+pub mod self_config_red;
+pub mod sfred;
+pub mod blue;
+pub mod green_rate;
+pub mod green_tcp;
+pub mod rem;
+pub mod sfb;
+pub mod codel;
+pub mod drr;
+pub mod fq_codel;
+pub mod pie;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -264,4 +282,22 @@ macro_rules! algorithms {
 
 algorithms! {
     DropTail(droptail),
+    Red(red),
+    Nlred(nlred),
+    SelfConfigRed(self_config_red),
+    Ared(ared),
+    Chablis(chablis),
+    Sfred(sfred),
+    Fred(fred),
+    Csfq(csfq),
+    Choke(choke),
+    GreenTcp(green_tcp),
+    GreenRate(green_rate),
+    Blue(blue),
+    Sfb(sfb),
+    Rem(rem),
+    CoDel(codel),
+    Pie(pie),
+    FqCoDel(fq_codel),
+    Drr(drr),
 }

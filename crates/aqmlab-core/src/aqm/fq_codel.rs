@@ -1,0 +1,558 @@
+//! FQ-CoDel: flow queueing with CoDel on each queue.
+//!
+//! Source: RFC 8290 (Hoeiland-Joergensen, McKenney, Taht, Gettys, Dumazet, 2018), §4 and §5;
+//! structure of Linux `net/sched/sch_fq_codel.c`. Not one of the five papers in `papers/`.
+//!
+//! # Algorithm
+//! - Classification (§4.1.1): each packet's flow id is hashed with a per-run salt (derived from the
+//!   scenario seed) into one of `flows` queues. Distinct flows may collide, as in Linux.
+//! - Enqueue (§4.1): timestamp, append to its queue; a queue that is in neither list joins the
+//!   tail of `new_flows` with `deficit = quantum`. When the total backlog then exceeds the limit,
+//!   the packet at the *head* of the queue with the largest byte count is dropped (repeated until
+//!   under the limit) — the RFC's rule. Linux drops a batch (up to 64 packets, half the fat
+//!   queue's bytes) at once; we do not.
+//! - Dequeue (§4.2, deficit round robin over two lists): take the first queue of `new_flows`, or
+//!   else of `old_flows`. If its `deficit ≤ 0`: `deficit += quantum`, move it to the tail of
+//!   `old_flows`, start over. Otherwise run CoDel's dequeue on it (the same core as `codel.rs`,
+//!   with this queue's own CoDel state). If that yields nothing, the queue leaves its list — except
+//!   that an empty *new* queue goes to the tail of `old_flows` when `old_flows` is not empty
+//!   (prevents starvation by flows that empty and re-enter as new) — and we start over. Otherwise
+//!   `deficit −= size` and the packet is sent.
+//!
+//! # Parameters
+//! | key | unit | default | RFC 8290 / Linux |
+//! |---|---|---|---|
+//! | `flows` | queues | 1024 | 1024 |
+//! | `quantum` | bytes | 1514 | 1514 (one Ethernet MTU incl. header) |
+//! | `target` | duration | `"5ms"` | 5 ms |
+//! | `interval` | duration | `"100ms"` | 100 ms |
+//! | `min_bytes` | bytes | 1500 | one MTU |
+//! | `ecn` | bool | true | ECN on by default (RFC 8290 §5.1, Linux `ecn`) |
+//!
+//! The overall limit is the link's `buffer` (packets or bytes), not Linux's 10240 packets, so that
+//! scenarios compare algorithms with the same buffer; set `buffer = 10240` to reproduce Linux.
+//!
+//! # Readings
+//! - CoDel per queue is ns-3's (as `codel.rs`, verified against ns-3). Its `min_bytes` test uses the
+//!   queue's own backlog, as ns-3's FqCoDelQueueDisc does (each flow queue is a CoDelQueueDisc);
+//!   Linux tests the whole qdisc's backlog.
+//! - Overflow drops of packets already queued are counted as drops after enqueue (reason
+//!   `overflow`) so conservation holds; they are not reported through the `dropped` callback of
+//!   `dequeue` (there is none on enqueue) but appear in the per-reason and per-flow counters. If the
+//!   dropped head packet is the arriving one, `enqueue` returns `Dropped(Overflow)`.
+//! - CoDel drops on dequeue are `sojourn`; marks likewise.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::codel::{self, CodelQueue};
+use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
+use crate::error::{check, ScenarioError};
+use crate::net::packet::{FlowId, Packet};
+use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    pub flows: u32,
+    pub quantum: u32,
+    pub target: SimDuration,
+    pub interval: SimDuration,
+    pub min_bytes: u32,
+    pub ecn: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            flows: 1024,
+            quantum: 1514,
+            target: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(100),
+            min_bytes: 1500,
+            ecn: true,
+        }
+    }
+}
+
+impl AlgorithmParams for Params {
+    const KIND: &'static str = "fq_codel";
+    const NAME: &'static str = "FQ-CoDel (flow queueing + CoDel)";
+    const SOURCE: &'static str =
+        "RFC 8290; Linux sch_fq_codel (DRR over new/old flow lists, CoDel per queue)";
+    const PARAMS: &'static [ParamDoc] = &[
+        ParamDoc {
+            key: "flows",
+            help: "number of flow queues the hash maps into (queues, 1024)",
+        },
+        ParamDoc {
+            key: "quantum",
+            help: "bytes a queue may send per round (bytes, 1514)",
+        },
+        ParamDoc {
+            key: "target",
+            help: "CoDel target sojourn time per queue (duration, 5ms)",
+        },
+        ParamDoc {
+            key: "interval",
+            help: "CoDel interval (duration, 100ms)",
+        },
+        ParamDoc {
+            key: "min_bytes",
+            help: "CoDel: no drop while the queue holds fewer bytes (bytes, 1500)",
+        },
+        ParamDoc {
+            key: "ecn",
+            help: "CE-mark ECN-capable packets instead of dropping them (bool, true)",
+        },
+    ];
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        check(
+            (1..=65536).contains(&self.flows),
+            "flows",
+            self.flows,
+            "an integer in [1, 65536]",
+        )?;
+        check(
+            self.quantum >= 1,
+            "quantum",
+            self.quantum,
+            "a positive number of bytes",
+        )?;
+        codel::Params::validate_codel(self.target, self.interval)
+    }
+
+    fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
+        let cfg = codel::Params {
+            target: self.target,
+            interval: self.interval,
+            min_bytes: self.min_bytes,
+            ecn: self.ecn,
+        }
+        .config();
+        Box::new(FqCoDel::new(
+            self.flows,
+            self.quantum,
+            cfg,
+            ctx.limit,
+            ctx.seed,
+        ))
+    }
+}
+
+/// One flow queue (Linux `struct fq_codel_flow`).
+#[derive(Default)]
+struct Flow {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    deficit: i64,
+    vars: codel::Vars,
+    /// In `new_flows` or `old_flows`.
+    listed: bool,
+}
+
+/// SplitMix64 finaliser: a well-mixed 64-bit hash of the (flow id, salt) pair.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub struct FqCoDel {
+    flows: Vec<Flow>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    quantum: i64,
+    cfg: codel::Config,
+    limit: BufferLimit,
+    salt: u64,
+    len_pkts: usize,
+    len_bytes: u64,
+    stats: QdiscStats,
+}
+
+/// One flow queue as CoDel's dequeue sees it; keeps the qdisc totals and counters in step.
+struct FlowView<'a> {
+    flow: &'a mut Flow,
+    len_pkts: &'a mut usize,
+    len_bytes: &'a mut u64,
+    stats: &'a mut QdiscStats,
+    dropped: &'a mut dyn FnMut(Packet, Reason),
+}
+
+impl CodelQueue for FlowView<'_> {
+    fn pop(&mut self) -> Option<Packet> {
+        let p = self.flow.q.pop_front()?;
+        let sz = p.size_bytes as u64;
+        self.flow.bytes -= sz;
+        *self.len_bytes -= sz;
+        *self.len_pkts -= 1;
+        Some(p)
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.flow.bytes
+    }
+    fn drop_packet(&mut self, pkt: Packet) {
+        self.stats.on_drop_after_dequeue(&pkt, Reason::Sojourn);
+        (self.dropped)(pkt, Reason::Sojourn);
+    }
+    fn mark(&mut self, pkt: &mut Packet) -> bool {
+        codel::mark_ce(self.stats, pkt)
+    }
+}
+
+impl FqCoDel {
+    pub fn new(
+        n_flows: u32,
+        quantum: u32,
+        cfg: codel::Config,
+        limit: BufferLimit,
+        seed: u64,
+    ) -> FqCoDel {
+        FqCoDel {
+            flows: (0..n_flows).map(|_| Flow::default()).collect(),
+            new_flows: VecDeque::with_capacity(n_flows as usize),
+            old_flows: VecDeque::with_capacity(n_flows as usize),
+            quantum: quantum as i64,
+            cfg,
+            limit,
+            salt: mix(seed ^ 0x6671_5f63_6f64_656c), // "fq_codel"
+            len_pkts: 0,
+            len_bytes: 0,
+            stats: QdiscStats::default(),
+        }
+    }
+
+    /// The queue index of a flow.
+    pub fn classify(&self, flow: FlowId) -> usize {
+        (mix(flow as u64 ^ self.salt) % self.flows.len() as u64) as usize
+    }
+
+    fn over_limit(&self) -> bool {
+        match self.limit {
+            BufferLimit::Packets(n) => self.len_pkts > n as usize,
+            BufferLimit::Bytes(b) => self.len_bytes > b,
+        }
+    }
+
+    /// Index of the queue with the most bytes (first such index on ties).
+    fn fattest(&self) -> usize {
+        let mut best = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.bytes > self.flows[best].bytes {
+                best = i;
+            }
+        }
+        best
+    }
+
+    fn pop_list(&mut self, from_new: bool) {
+        if from_new {
+            self.new_flows.pop_front();
+        } else {
+            self.old_flows.pop_front();
+        }
+    }
+
+    fn debug_check(&self) {
+        debug_assert!(
+            self.stats.conserved(self.len_pkts),
+            "fq_codel conservation violated: {:?}",
+            self.stats
+        );
+        debug_assert_eq!(
+            self.len_pkts,
+            self.flows.iter().map(|f| f.q.len()).sum::<usize>()
+        );
+    }
+}
+
+impl Qdisc for FqCoDel {
+    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _rng: &mut SimRng) -> Outcome {
+        self.stats.on_arrival(&pkt);
+        let idx = self.classify(pkt.flow);
+        pkt.enqueued = now;
+        let sz = pkt.size_bytes as u64;
+        let f = &mut self.flows[idx];
+        f.q.push_back(pkt);
+        f.bytes += sz;
+        if !f.listed {
+            f.listed = true;
+            f.deficit = self.quantum;
+            self.new_flows.push_back(idx as u32);
+        }
+        self.len_pkts += 1;
+        self.len_bytes += sz;
+        let mut arrival_dropped = false;
+        while self.over_limit() {
+            let fat = self.fattest();
+            let f = &mut self.flows[fat];
+            // The arriving packet is at the tail of its queue: it is the head only when alone.
+            let is_arrival = fat == idx && f.q.len() == 1 && !arrival_dropped;
+            let head = f.q.pop_front().expect("fattest queue is not empty");
+            f.bytes -= head.size_bytes as u64;
+            self.len_pkts -= 1;
+            self.len_bytes -= head.size_bytes as u64;
+            if is_arrival {
+                arrival_dropped = true;
+                self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
+            } else {
+                self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
+            }
+        }
+        if arrival_dropped {
+            self.debug_check();
+            return Outcome::Dropped(Reason::Overflow);
+        }
+        // Counted last so that conservation holds whichever packets the overflow removed.
+        self.stats.on_enqueue();
+        self.debug_check();
+        Outcome::Enqueued
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        _rng: &mut SimRng,
+        dropped: &mut dyn FnMut(Packet, Reason),
+    ) -> Option<Packet> {
+        loop {
+            let (from_new, idx) = match self.new_flows.front() {
+                Some(&i) => (true, i),
+                None => match self.old_flows.front() {
+                    Some(&i) => (false, i),
+                    None => return None,
+                },
+            };
+            let f = &mut self.flows[idx as usize];
+            if f.deficit <= 0 {
+                f.deficit += self.quantum;
+                self.pop_list(from_new);
+                self.old_flows.push_back(idx);
+                continue;
+            }
+            let mut view = FlowView {
+                flow: f,
+                len_pkts: &mut self.len_pkts,
+                len_bytes: &mut self.len_bytes,
+                stats: &mut self.stats,
+                dropped: &mut *dropped,
+            };
+            let mut vars = view.flow.vars;
+            let got = codel::dequeue(now, &self.cfg, &mut vars, &mut view);
+            self.flows[idx as usize].vars = vars;
+            match got {
+                None => {
+                    self.pop_list(from_new);
+                    if from_new && !self.old_flows.is_empty() {
+                        self.old_flows.push_back(idx);
+                    } else {
+                        self.flows[idx as usize].listed = false;
+                    }
+                    self.debug_check();
+                }
+                Some(p) => {
+                    self.flows[idx as usize].deficit -= p.size_bytes as i64;
+                    self.stats.on_dequeue(&p);
+                    self.debug_check();
+                    return Some(p);
+                }
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.len_pkts
+    }
+    fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("new_flows", self.new_flows.len() as f64);
+        out("old_flows", self.old_flows.len() as f64);
+        out(
+            "dropping_queues",
+            self.flows.iter().filter(|f| f.vars.dropping).count() as f64,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::AqmConfig;
+
+    fn build(limit: BufferLimit) -> FqCoDel {
+        let p = Params::default();
+        let cfg = codel::Params {
+            target: p.target,
+            interval: p.interval,
+            min_bytes: p.min_bytes,
+            ecn: false,
+        }
+        .config();
+        FqCoDel::new(p.flows, p.quantum, cfg, limit, 42)
+    }
+
+    fn pkt(id: u64, flow: FlowId, size: u32) -> Packet {
+        Packet {
+            id,
+            flow,
+            size_bytes: size,
+            ..Default::default()
+        }
+    }
+
+    /// Two flows whose ids do not collide under the test salt.
+    fn distinct(q: &FqCoDel, n: u32) -> Vec<FlowId> {
+        let mut seen = std::collections::HashSet::new();
+        (0..1000)
+            .filter(|&f| seen.insert(q.classify(f)))
+            .take(n as usize)
+            .collect()
+    }
+
+    /// A sparse flow's packet arriving behind a bulk backlog is sent next (new-flow priority),
+    /// not after the bulk queue drains.
+    #[test]
+    fn sparse_flow_served_ahead_of_bulk() {
+        let mut q = build(BufferLimit::Packets(10_000));
+        let mut rng = SimRng::new(0, 0);
+        let f = distinct(&q, 2);
+        let (bulk, sparse) = (f[0], f[1]);
+        for k in 0..100 {
+            q.enqueue(SimTime(0), pkt(k, bulk, 1500), &mut rng);
+        }
+        // The bulk queue starts as new; two dequeues use up its first quantum (1514 − 1500 > 0,
+        // then 14 − 1500 < 0), which moves it to the old list.
+        let a = q.dequeue(SimTime(1), &mut rng, &mut |_, _| {}).unwrap();
+        let b = q.dequeue(SimTime(2), &mut rng, &mut |_, _| {}).unwrap();
+        assert_eq!((a.flow, b.flow), (bulk, bulk));
+        q.enqueue(SimTime(3), pkt(1000, sparse, 100), &mut rng);
+        let c = q.dequeue(SimTime(4), &mut rng, &mut |_, _| {}).unwrap();
+        assert_eq!(c.id, 1000, "sparse packet goes first");
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    /// A flooding flow with a huge backlog and a well-behaved flow: each gets one quantum per
+    /// round, so while both are backlogged their byte shares are equal within one quantum.
+    #[test]
+    fn flood_cannot_starve_other_flow() {
+        let mut q = build(BufferLimit::Packets(10_000));
+        let mut rng = SimRng::new(0, 0);
+        let f = distinct(&q, 2);
+        let (flood, other) = (f[0], f[1]);
+        let mut id = 0;
+        for _ in 0..3000 {
+            q.enqueue(SimTime(0), pkt(id, flood, 1500), &mut rng);
+            id += 1;
+        }
+        for _ in 0..300 {
+            q.enqueue(SimTime(0), pkt(id, other, 500), &mut rng);
+            id += 1;
+        }
+        let mut bytes = [0u64; 2];
+        // Dequeue quickly (sojourn below target: no CoDel drops) 400 packets.
+        for k in 0..400u64 {
+            let p = q
+                .dequeue(SimTime(k), &mut rng, &mut |_, _| panic!("no drop expected"))
+                .unwrap();
+            bytes[(p.flow == other) as usize] += p.size_bytes as u64;
+        }
+        let diff = bytes[0].abs_diff(bytes[1]);
+        assert!(diff <= 2 * 1514, "{bytes:?}");
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    /// Overflow drops from the head of the fattest queue (by bytes), not the arriving packet.
+    #[test]
+    fn overflow_drops_head_of_fattest() {
+        let mut q = build(BufferLimit::Packets(5));
+        let mut rng = SimRng::new(0, 0);
+        let f = distinct(&q, 2);
+        for k in 0..4 {
+            q.enqueue(SimTime(0), pkt(k, f[0], 1000), &mut rng);
+        }
+        q.enqueue(SimTime(0), pkt(10, f[1], 1500), &mut rng);
+        // Sixth packet, from the small flow: flow 0 (4000 B) is fattest; its head (id 0) goes.
+        let out = q.enqueue(SimTime(0), pkt(11, f[1], 1500), &mut rng);
+        assert_eq!(out, Outcome::Enqueued);
+        assert_eq!(q.len_pkts(), 5);
+        assert_eq!(
+            q.stats().dropped_after_dequeue[Reason::Overflow as usize],
+            1
+        );
+        assert_eq!(q.stats().per_flow[f[0] as usize].drops, 1);
+        let mut ids = Vec::new();
+        while let Some(p) = q.dequeue(SimTime(1), &mut rng, &mut |_, _| {}) {
+            ids.push(p.id);
+        }
+        assert!(!ids.contains(&0) && ids.contains(&1) && ids.contains(&11));
+        assert!(q.stats().conserved(0));
+        // A lone arriving packet larger than everything else is itself the fattest queue's head.
+        let mut q = build(BufferLimit::Packets(1));
+        q.enqueue(SimTime(0), pkt(0, f[0], 100), &mut rng);
+        let out = q.enqueue(SimTime(0), pkt(1, f[1], 1500), &mut rng);
+        assert_eq!(out, Outcome::Dropped(Reason::Overflow));
+        assert!(q.stats().conserved(1));
+    }
+
+    /// CoDel runs per queue: a standing queue of one flow gets CoDel drops while a light flow
+    /// sharing the link sees none.
+    #[test]
+    fn codel_per_queue() {
+        let mut q = build(BufferLimit::Packets(10_000));
+        let mut rng = SimRng::new(0, 0);
+        let f = distinct(&q, 2);
+        let (bulk, light) = (f[0], f[1]);
+        let mut drops = [0u64; 2];
+        let mut id = 0;
+        // Link sends one 1000 B packet per ms; bulk offers 2 per ms, light one per 10 ms.
+        for ms in 0..2000u64 {
+            let t = SimTime(ms * 1_000_000);
+            for _ in 0..2 {
+                q.enqueue(t, pkt(id, bulk, 1000), &mut rng);
+                id += 1;
+            }
+            if ms % 10 == 0 {
+                q.enqueue(t, pkt(id, light, 200), &mut rng);
+                id += 1;
+            }
+            q.dequeue(SimTime(t.0 + 500_000), &mut rng, &mut |p, r| {
+                assert_eq!(r, Reason::Sojourn);
+                drops[(p.flow == light) as usize] += 1;
+            });
+        }
+        assert!(drops[0] > 10, "{drops:?}");
+        assert_eq!(drops[1], 0);
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    #[test]
+    fn validation_and_unknown_keys() {
+        let t = |s: &str| AqmConfig::from_table(toml::from_str(s).unwrap());
+        let AqmConfig::FqCoDel(p) = t("kind='fq_codel'\nquantum=300").unwrap() else {
+            panic!()
+        };
+        assert_eq!(p.quantum, 300);
+        assert!(p.ecn);
+        assert_eq!(
+            t("kind='fq_codel'\nquantom=300").unwrap_err().path,
+            "quantom"
+        );
+        assert_eq!(t("kind='fq_codel'\nflows=0").unwrap_err().path, "flows");
+        assert_eq!(t("kind='fq_codel'\nquantum=0").unwrap_err().path, "quantum");
+        assert_eq!(
+            t("kind='fq_codel'\ntarget='0s'").unwrap_err().path,
+            "target"
+        );
+    }
+}

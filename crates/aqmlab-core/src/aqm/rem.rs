@@ -1,0 +1,455 @@
+//! REM, Random Exponential Marking: a link price driven by rate mismatch and backlog, marking
+//! with probability 1 − φ^(−price).
+//!
+//! Source: S. Athuraliya, S. H. Low, V. H. Li, Q. Yin, "REM: Active Queue Management", IEEE
+//! Network 15(3), 2001 (not in `papers/`), in the PC3 form that
+//! `papers/001_b15d0b1564b3cf2d.txt` §2 evaluates (its eq. (1) was lost in the text copy; eq. (2)
+//! `m = 1 − φ^(−p)` survived), and as implemented by the authors' ns-2 `queue/rem.cc` (ported to
+//! ns-3 as `RemQueueDisc`), which papers 001 and 003 ran.
+//!
+//! # Equations (every `update_time`)
+//! ```text
+//! x̄   ← (1 − w)·x̄ + w·x                         x: arrivals in the last interval (packets)
+//! p   ← max(0, p + γ·(α·(b − b*) + x̄ − c))      b: backlog (packets), c = link rate · T / (8·S)
+//! m   = 1 − φ^(−p)                              each arrival marked (ECN) or dropped w.p. m
+//! ```
+//! Rates are in packets per update interval `T` and the backlog in packets, as in `rem.cc`.
+//! With a byte-limited buffer, arrivals and backlog are counted in bytes and divided by the mean
+//! packet size `S` (`BuildContext::mean_pkt_bytes`), again as `rem.cc` does. Arrivals are counted
+//! before the marking decision (dropped arrivals count towards x).
+//!
+//! # Parameters (key: unit, default; paper 001's setting)
+//! Defaults are the REM authors' ns-2 defaults, which paper 003 §5 also ran
+//! ("γ = 0.001, α = 0.1, φ = 1.001, b = 20"):
+//! - `gamma` γ: price step, 0.001 (paper 001: 0.01).
+//! - `phi` φ: base of the marking law, > 1, 1.001 (paper 001: 1.003).
+//! - `alpha` α: weight of the backlog mismatch, 0.1 (paper 001: 0.1).
+//! - `target` b*: packets, 20 (paper 001: b0 = 55).
+//! - `update_time` T: duration, "2ms" (paper 001: "updatetime=0.01", i.e. 10 ms).
+//! - `in_weight` w: weight of the newest interval in x̄, in (0, 1], 1 = no filtering (`rem.cc`'s
+//!   `inw_`, default 1).
+//! - `ecn`: bool, true (REM is a marking scheme; paper 001: "All algorithms were configured to
+//!   use ECN").
+//!
+//! The paper-001 reproduction should set `gamma = 0.01, phi = 1.003, target = 55,
+//! update_time = "10ms"` explicitly (see `published.toml` `[green_rate_001.settings]`).
+//!
+//! # Readings
+//! - The marking decision happens on arrival (`rem.cc` marks or drops on enqueue; ns-3's port
+//!   marks ECN on dequeue instead). A uniform is drawn only when `0 < m < 1`.
+//! - Updates run from the timer at `k·T`; hooks that see `now` past a due update run it first.
+
+use serde::{Deserialize, Serialize};
+
+use super::blue::bernoulli;
+use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use crate::error::{check, ScenarioError};
+use crate::net::packet::Packet;
+use crate::qdisc::{BufferLimit, Qdisc, SingleQueue};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    pub gamma: f64,
+    pub phi: f64,
+    pub alpha: f64,
+    pub target: f64,
+    pub update_time: SimDuration,
+    pub in_weight: f64,
+    pub ecn: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            gamma: 0.001,
+            phi: 1.001,
+            alpha: 0.1,
+            target: 20.0,
+            update_time: SimDuration::from_millis(2),
+            in_weight: 1.0,
+            ecn: true,
+        }
+    }
+}
+
+/// The PC3 price step: `max(0, p + γ·(α·(b − b*) + x − c))`.
+pub fn price_step(
+    price: f64,
+    gamma: f64,
+    alpha: f64,
+    backlog: f64,
+    target: f64,
+    x: f64,
+    c: f64,
+) -> f64 {
+    (price + gamma * (alpha * (backlog - target) + x - c)).max(0.0)
+}
+
+/// Equation (2) of paper 001: marking probability `1 − φ^(−p)`.
+pub fn mark_probability(price: f64, phi: f64) -> f64 {
+    1.0 - phi.powf(-price)
+}
+
+/// REM's state.
+pub struct Rem {
+    // configured
+    gamma: f64,
+    phi: f64,
+    alpha: f64,
+    target: f64,
+    update_time: SimDuration,
+    in_weight: f64,
+    mean_pkt_bytes: f64,
+    // maintained
+    link_rate_bps: u64,
+    /// Arrivals in the current interval: packets, or bytes with a byte-limited buffer.
+    count: f64,
+    in_avg: f64,
+    price: f64,
+    prob: f64,
+    next_update: SimTime,
+}
+
+impl Rem {
+    pub fn new(p: &Params, ctx: &BuildContext) -> Rem {
+        Rem {
+            gamma: p.gamma,
+            phi: p.phi,
+            alpha: p.alpha,
+            target: p.target,
+            update_time: p.update_time,
+            in_weight: p.in_weight,
+            mean_pkt_bytes: ctx.mean_pkt_bytes.max(1) as f64,
+            link_rate_bps: ctx.link_rate_bps,
+            count: 0.0,
+            in_avg: 0.0,
+            price: 0.0,
+            prob: 0.0,
+            next_update: SimTime::ZERO + p.update_time,
+        }
+    }
+
+    #[inline]
+    fn bytes_mode(q: &QueueView) -> bool {
+        matches!(q.limit, BufferLimit::Bytes(_))
+    }
+
+    fn advance(&mut self, now: SimTime, q: &QueueView) {
+        while now >= self.next_update {
+            let (x, backlog) = if Self::bytes_mode(q) {
+                (
+                    self.count / self.mean_pkt_bytes,
+                    q.len_bytes as f64 / self.mean_pkt_bytes,
+                )
+            } else {
+                (self.count, q.len_pkts as f64)
+            };
+            self.in_avg = (1.0 - self.in_weight) * self.in_avg + self.in_weight * x;
+            let c = self.link_rate_bps as f64 * self.update_time.as_secs_f64()
+                / (8.0 * self.mean_pkt_bytes);
+            self.price = price_step(
+                self.price,
+                self.gamma,
+                self.alpha,
+                backlog,
+                self.target,
+                self.in_avg,
+                c,
+            );
+            self.prob = mark_probability(self.price, self.phi);
+            self.count = 0.0;
+            self.next_update += self.update_time;
+        }
+    }
+}
+
+impl Aqm for Rem {
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        q: &QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        self.link_rate_bps = q.link_rate_bps;
+        self.advance(now, q);
+        self.count += if Self::bytes_mode(q) {
+            pkt.size_bytes as f64
+        } else {
+            1.0
+        };
+        if bernoulli(self.prob, rng) {
+            Verdict::Signal(Reason::Early)
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    fn next_timer(&self) -> Option<SimTime> {
+        Some(self.next_update)
+    }
+
+    fn on_timer(&mut self, now: SimTime, q: &QueueView) {
+        self.link_rate_bps = q.link_rate_bps;
+        self.advance(now, q);
+    }
+
+    fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("price", self.price);
+        out("p", self.prob);
+    }
+}
+
+impl AlgorithmParams for Params {
+    const KIND: &'static str = "rem";
+    const NAME: &'static str = "REM, Random Exponential Marking (PC3)";
+    const SOURCE: &'static str =
+        "Athuraliya, Low, Li, Yin, REM: Active Queue Management, IEEE Network \
+         2001, as ns-2 rem.cc and papers/001_b15d0b1564b3cf2d.txt eqs. (1)-(2): \
+         p <- max(0, p + gamma*(alpha*(b - b*) + x - c)), m = 1 - phi^-p";
+    const PARAMS: &'static [ParamDoc] = &[
+        ParamDoc {
+            key: "gamma",
+            help: "price step gamma (> 0); ns-2 default 0.001, paper 001: 0.01",
+        },
+        ParamDoc {
+            key: "phi",
+            help:
+                "marking base phi (> 1): m = 1 - phi^-price; ns-2 default 1.001, paper 001: 1.003",
+        },
+        ParamDoc {
+            key: "alpha",
+            help: "weight of the backlog term (>= 0); ns-2 default and paper 001: 0.1",
+        },
+        ParamDoc {
+            key: "target",
+            help: "target backlog b*, packets (>= 0); ns-2 default 20, paper 001: 55",
+        },
+        ParamDoc {
+            key: "update_time",
+            help: "duration between price updates; ns-2 default 2ms, paper 001: 10ms",
+        },
+        ParamDoc {
+            key: "in_weight",
+            help: "weight of the newest interval in the filtered arrival rate, in (0, 1]; 1 = none",
+        },
+        ParamDoc {
+            key: "ecn",
+            help: "mark ECN-capable packets instead of dropping them; paper 001: true",
+        },
+    ];
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        check(
+            self.gamma.is_finite() && self.gamma > 0.0,
+            "gamma",
+            self.gamma,
+            "a positive number (ns-2: 0.001)",
+        )?;
+        check(
+            self.phi.is_finite() && self.phi > 1.0,
+            "phi",
+            self.phi,
+            "a number greater than 1 (ns-2: 1.001)",
+        )?;
+        check(
+            self.alpha.is_finite() && self.alpha >= 0.0,
+            "alpha",
+            self.alpha,
+            "a non-negative number (ns-2: 0.1)",
+        )?;
+        check(
+            self.target.is_finite() && self.target >= 0.0,
+            "target",
+            self.target,
+            "a non-negative number of packets",
+        )?;
+        check(
+            self.update_time > SimDuration::ZERO,
+            "update_time",
+            self.update_time,
+            "a positive duration such as \"2ms\"",
+        )?;
+        check(
+            self.in_weight > 0.0 && self.in_weight <= 1.0,
+            "in_weight",
+            self.in_weight,
+            "in (0, 1]",
+        )?;
+        Ok(())
+    }
+
+    fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
+        Box::new(SingleQueue::new(
+            ctx.limit,
+            self.ecn,
+            ctx.link_rate_bps,
+            Box::new(Rem::new(self, ctx)),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::AqmConfig;
+
+    fn ctx(limit: BufferLimit) -> BuildContext<'static> {
+        BuildContext {
+            limit,
+            link_rate_bps: 10_000_000,
+            mean_pkt_bytes: 1000,
+            flows: &[],
+            seed: 0,
+        }
+    }
+
+    fn view(len: usize) -> QueueView {
+        QueueView {
+            len_pkts: len,
+            len_bytes: len as u64 * 1000,
+            limit: BufferLimit::Packets(100),
+            link_rate_bps: 10_000_000,
+        }
+    }
+
+    #[test]
+    fn price_and_marking_by_hand() {
+        // p = 0 + 0.001*(0.1*(50 - 20) + 3 - 2.5) = 0.001*3.5 = 0.0035.
+        let p = price_step(0.0, 0.001, 0.1, 50.0, 20.0, 3.0, 2.5);
+        assert!((p - 0.0035).abs() < 1e-15);
+        // Below target and below capacity: clamps at 0.
+        assert_eq!(price_step(0.001, 0.001, 0.1, 0.0, 20.0, 1.0, 2.5), 0.0);
+        // m = 1 - 1.001^-1000 = 1 - e^(-1000 ln 1.001) = 1 - e^-0.9995003 = 0.631937...
+        let m = mark_probability(1000.0, 1.001);
+        assert!((m - (1.0 - (-1000.0 * 1.001f64.ln()).exp())).abs() < 1e-15);
+        assert!((m - 0.631937).abs() < 1e-6, "{m}");
+        assert_eq!(mark_probability(0.0, 1.001), 0.0);
+    }
+
+    /// Scripted intervals: 10 Mbit/s, 1000-byte packets, T = 2 ms -> c = 2.5 packets/interval.
+    #[test]
+    fn update_rule_over_scripted_intervals() {
+        let mut r = Rem::new(&Params::default(), &ctx(BufferLimit::Packets(100)));
+        let mut rng = SimRng::scripted(vec![0.999_999; 100]);
+        // Interval 1: 5 arrivals, backlog 40 at the update:
+        // p = 0.001*(0.1*(40-20) + 5 - 2.5) = 0.001*4.5 = 0.0045.
+        for i in 0..5 {
+            r.on_enqueue(
+                SimTime(i * 100_000),
+                &Packet::default(),
+                &view(10),
+                &mut rng,
+            );
+        }
+        assert_eq!(r.next_timer(), Some(SimTime(2_000_000)));
+        r.on_timer(SimTime(2_000_000), &view(40));
+        assert!((r.price - 0.0045).abs() < 1e-15, "{}", r.price);
+        assert!((r.prob - (1.0 - 1.001f64.powf(-0.0045))).abs() < 1e-15);
+        // Interval 2: 1 arrival, backlog 20: p = 0.0045 + 0.001*(0 + 1 - 2.5) = 0.003.
+        r.on_enqueue(SimTime(2_500_000), &Packet::default(), &view(20), &mut rng);
+        r.on_timer(SimTime(4_000_000), &view(20));
+        assert!((r.price - 0.003).abs() < 1e-15, "{}", r.price);
+        // Intervals 3 and 4 (caught up at once): empty queue, no arrivals: each
+        // 0.001*(0.1*(0-20) + 0 - 2.5) = -0.0045 -> clamps at 0.
+        r.on_timer(SimTime(8_000_000), &view(0));
+        assert_eq!(r.price, 0.0);
+        assert_eq!(r.next_timer(), Some(SimTime(10_000_000)));
+    }
+
+    #[test]
+    fn byte_mode_counts_bytes_over_mean_size() {
+        let mut r = Rem::new(&Params::default(), &ctx(BufferLimit::Bytes(100_000)));
+        let mut rng = SimRng::scripted(vec![]);
+        let q = QueueView {
+            limit: BufferLimit::Bytes(100_000),
+            len_bytes: 30_000,
+            ..view(0)
+        };
+        // Two 1500-byte arrivals = 3 "packets" of 1000 bytes; backlog 30 "packets".
+        let big = Packet {
+            size_bytes: 1500,
+            ..Default::default()
+        };
+        r.on_enqueue(SimTime(0), &big, &q, &mut rng);
+        r.on_enqueue(SimTime(1), &big, &q, &mut rng);
+        r.on_timer(SimTime(2_000_000), &q);
+        // 0.001*(0.1*(30-20) + 3 - 2.5) = 0.0015
+        assert!((r.price - 0.0015).abs() < 1e-15, "{}", r.price);
+        assert_eq!(rng.drawn(), 0, "m = 0: no uniform drawn");
+    }
+
+    #[test]
+    fn in_weight_filters_arrivals() {
+        let p = Params {
+            in_weight: 0.5,
+            ..Params::default()
+        };
+        let mut r = Rem::new(&p, &ctx(BufferLimit::Packets(100)));
+        let mut rng = SimRng::scripted(vec![]);
+        for _ in 0..8 {
+            r.on_enqueue(SimTime(0), &Packet::default(), &view(20), &mut rng);
+        }
+        // x̄ = 0.5*0 + 0.5*8 = 4; p = 0.001*(0 + 4 - 2.5) = 0.0015.
+        r.on_timer(SimTime(2_000_000), &view(20));
+        assert!((r.in_avg - 4.0).abs() < 1e-15);
+        assert!((r.price - 0.0015).abs() < 1e-15);
+    }
+
+    #[test]
+    fn qdisc_marks_under_overload_and_conserves() {
+        let mut q = Params::default().build(&ctx(BufferLimit::Packets(200)));
+        let mut rng = SimRng::new(4, 4);
+        // 2 arrivals per 800 us dequeue (2x overload) for 2 s.
+        for i in 0..2500u64 {
+            let t = SimTime(i * 800_000);
+            while let Some(n) = q.next_timer() {
+                if n > t {
+                    break;
+                }
+                q.on_timer(n, &mut rng);
+            }
+            q.enqueue(t, Packet::default(), &mut rng);
+            q.enqueue(t, Packet::default(), &mut rng);
+            q.dequeue(t, &mut rng, &mut |_, _| {});
+            assert!(q.stats().conserved(q.len_pkts()));
+        }
+        let mut price = 0.0;
+        q.probe(&mut |k, v| {
+            if k == "price" {
+                price = v
+            }
+        });
+        // By hand: the queue gains one packet per 0.8 ms tick and is full (200) after 0.16 s; from then
+        // on each 2 ms interval brings 5 arrivals against c = 2.5 with b ≈ 199, so the price grows
+        // by 0.001·(0.1·179 + 2.5) = 0.0204 per interval: 920 intervals -> ~18.8, plus ~0.8 from
+        // the ramp. m then rises roughly linearly to 1 − 1.001^-19.6 ≈ 0.019, so about
+        // 0.01 · 5000 arrivals are dropped early.
+        assert!((19.0..20.2).contains(&price), "{price}");
+        let early = q.stats().dropped_before_enqueue[Reason::Early as usize];
+        assert!((25..=80).contains(&early), "{early}");
+    }
+
+    #[test]
+    fn validation_and_unknown_keys() {
+        let parse = |s: &str| AqmConfig::from_table(toml::from_str(s).unwrap());
+        let cfg =
+            parse("kind='rem'\ngamma=0.01\nphi=1.003\ntarget=55\nupdate_time='10ms'").unwrap();
+        assert_eq!(cfg.kind(), "rem");
+        assert_eq!(parse("kind='rem'\nmax_pp=0.1").unwrap_err().path, "max_pp");
+        assert_eq!(parse("kind='rem'\nphi=1.0").unwrap_err().path, "phi");
+        assert_eq!(parse("kind='rem'\ngamma=0").unwrap_err().path, "gamma");
+        assert_eq!(parse("kind='rem'\ntarget=-1").unwrap_err().path, "target");
+        assert_eq!(
+            parse("kind='rem'\nin_weight=0").unwrap_err().path,
+            "in_weight"
+        );
+        assert_eq!(
+            parse("kind='rem'\nupdate_time='0ms'").unwrap_err().path,
+            "update_time"
+        );
+    }
+}
