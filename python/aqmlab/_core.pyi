@@ -20,3 +20,16 @@ def run(toml_text: str) -> dict[str, Any]:
     """``{"summary_json": str, "scenario_toml": str, "tables": {name: {column: Column}}}``."""
 
 def algorithms() -> list[dict[str, Any]]: ...
+def replay(
+    qdisc_toml: str,
+    enqueue: list[bool],
+    t_ns: list[int],
+    size_bytes: list[int],
+    flow: list[int],
+    ecn_capable: list[bool],
+    buffer: int | str,
+    link_rate: int | str,
+    uniforms: list[float] | None = None,
+    seed: int = 0,
+    mean_pkt_bytes: int = 1000,
+) -> list[dict[str, Any]]: ...

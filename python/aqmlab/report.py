@@ -94,13 +94,16 @@ def print_algorithms(algos: list[dict[str, Any]], *, console: Console | None = N
 def print_comparison(
     table: pd.DataFrame, *, out_dir: Path | None = None, console: Console | None = None
 ) -> None:
-    """The comparison table, one row per run."""
+    """The comparison: one column per run, one row per metric (fits a terminal)."""
     console = console or Console()
     t = Table(title="aqmlab compare")
+    t.add_column("metric", style="bold")
+    for run in table["run"]:
+        t.add_column(str(run), justify="right")
     for col in table.columns:
-        t.add_column(str(col), justify="left" if col in ("run", "qdisc") else "right")
-    for row in table.itertuples(index=False):
-        t.add_row(*(_num(v) for v in row))
+        if col == "run":
+            continue
+        t.add_row(str(col), *(_num(v) for v in table[col]))
     console.print(t)
     if out_dir is not None:
         console.print(f"results and comparison.png written to [bold]{out_dir}[/bold]")
