@@ -19,24 +19,24 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod ared;
+pub mod blue;
 pub mod chablis;
 pub mod choke;
+pub mod codel;
 pub mod csfq;
 pub mod droptail;
-pub mod fred;
-pub mod nlred;
-pub mod red;
-pub mod self_config_red;
-pub mod sfred;
-pub mod blue;
-pub mod green_rate;
-pub mod green_tcp;
-pub mod rem;
-pub mod sfb;
-pub mod codel;
 pub mod drr;
 pub mod fq_codel;
+pub mod fred;
+pub mod green_rate;
+pub mod green_tcp;
+pub mod nlred;
 pub mod pie;
+pub mod red;
+pub mod rem;
+pub mod self_config_red;
+pub mod sfb;
+pub mod sfred;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).

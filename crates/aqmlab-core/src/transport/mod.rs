@@ -1,3 +1,4 @@
 //! Transports: TCP and unresponsive senders.
 
 pub mod tcp;
+pub mod udp;

@@ -1,0 +1,988 @@
+//! The TCP sender: ns-2's one-way `Agent/TCP/Reno` and `Agent/TCP/Newreno`, sans-IO.
+//!
+//! Sources: RFC 5681 (slow start, congestion avoidance, fast retransmit/fast recovery), RFC 6582
+//! (NewReno), RFC 6298 (timer, see `rtt.rs`), RFC 3168 (ECN), and ns-2 `tcp.cc`, `tcp-reno.cc`,
+//! `tcp-newreno.cc` (the simulator the papers used) for everything the RFCs leave open.
+//!
+//! Sequence numbers count segments from 0. `snd_una` is the first unacknowledged segment (the
+//! cumulative ACK field = the next segment the receiver expects), `snd_nxt` the next segment to
+//! send, `snd_max` one past the highest segment ever sent.
+//!
+//! Behaviour:
+//! - Window `W = min(⌊cwnd⌋, max_window)` (0 = no cap); segments are sent while
+//!   `snd_nxt < snd_una + W` and data remains. `cwnd` starts at `initial_window`, `ssthresh` at
+//!   `initial_ssthresh` (0 = unlimited). `cwnd` itself is not capped by `max_window` (as in ns-2).
+//! - New ACK outside recovery: slow start `cwnd += 1` while `cwnd < ssthresh`, else
+//!   `cwnd += 1/cwnd` (per ACK, not per segment acknowledged).
+//! - `dupack_threshold` duplicate ACKs (same cumulative ACK, data outstanding), when
+//!   `snd_una >= recover`: fast retransmit of `snd_una`, `ssthresh = max(flight/2, 2)` with
+//!   `flight = snd_nxt − snd_una`, `cwnd = ssthresh + dupack_threshold`, `recover = snd_max`;
+//!   each further duplicate ACK inflates `cwnd` by 1.
+//!   If `snd_una < recover` (the duplicate ACKs belong to a window already reduced for), no
+//!   second fast retransmit: ns-2's `bug_fix_` (RFC 6582 §4.1). Exception as in ns-2: if the
+//!   last reduction was an ECN response, the segment is retransmitted and recovery entered
+//!   without reducing again.
+//! - Reno leaves recovery on the first new ACK with `cwnd = ssthresh`. NewReno leaves only on
+//!   an ACK `>= recover` ("full ACK", `cwnd = ssthresh`, RFC 6582 option 2, as ns-2);
+//!   a partial ACK retransmits the next hole, deflates `cwnd` by the amount acknowledged and
+//!   adds one back (ns-2 `partial_window_deflation_ = 1`), and re-arms the timer only on the
+//!   first partial ACK of a recovery (RFC 6582 "Impatient" variant, ns-2
+//!   `newreno_changes1_ = 1`; both are ns-2's defaults since 2003).
+//! - Timeout: `ssthresh = max(flight/2, 2)`, `cwnd = 1`, `recover = snd_max`, RTO backs off
+//!   (doubles), and sending restarts from `snd_una` (go-back-N: `snd_nxt = snd_una`, ns-2
+//!   `t_seqno_ = highest_ack_ + 1`). ACKs that cover segments already re-sent move `snd_nxt`
+//!   forward.
+//! - One retransmission timer (`next_timer()`): armed when a segment is sent and none is
+//!   pending, restarted on every new ACK while data is outstanding (cancelled otherwise), on a
+//!   fast retransmit and on the first partial ACK.
+//! - RTT: sampled on each ACK of new data from its `ts_echo` (ns-2 samples in `newack()`; with
+//!   timestamps retransmissions need no Karn rule); the backoff resets on every ACK of new data.
+//! - ECN (RFC 3168 §6.1.2): with `ecn`, data packets are ECT. An ACK with ECE whose cumulative
+//!   ACK is beyond `recover` (strictly: it acknowledges a segment sent after the last
+//!   reduction, so the ECE echoes of the old window are ignored — ns-2's `seq > recover_`), and
+//!   not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`, `cwnd = min(cwnd, ssthresh)`,
+//!   `recover = snd_max`, and the next data packet carries CWR. The window is not opened on
+//!   that ACK (ns-2).
+//! - RTT label: `srtt` or `min_rtt` per `rtt_label`, `None` before the first RTT sample.
+//! - Finite transfers: `start(now, Some(n))`; `is_complete()` once all `n` are acknowledged
+//!   (`stats.completed_at`); `add_segments` appends more; `restart_slow_start` resets `cwnd`
+//!   to `initial_window` and `ssthresh` to `initial_ssthresh` and leaves recovery (the RTT
+//!   estimate is kept — a persistent connection restarting after idle, RFC 5681 §4.1; ns-2's
+//!   web model instead takes a fresh agent per object, which also forgets the RTT estimate).
+//!
+//! Readings where sources differ (and why):
+//! - Fast-retransmit gate `snd_una >= recover` (RFC 6582: "covers more than recover", with
+//!   recover the highest byte sent). ns-2's `highest_ack_ > recover_` in packet numbering is one
+//!   segment stricter and needed a special case for segment 0 (`bugfix_ss_`); we take the RFC.
+//! - `ssthresh` after a loss from the flight size (RFC 5681 eq. 4, as the brief says); ns-2 uses
+//!   `window()` = `min(⌊cwnd⌋, wnd)`. They agree for a window-limited bulk sender.
+//! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
+//!   `opencwnd()` on that ACK (a 1/cwnd difference).
+//! - Not modelled: limited transmit (RFC 3042, ns-2 `singledup_`, whose default changed over
+//!   ns-2's history), maxburst, SACK, and ns-2's ECN backoff timer for `cwnd <= 1` (here an
+//!   ECE at `cwnd < 2` leaves `cwnd` unchanged and only lowers `ssthresh`).
+
+use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
+use crate::time::{SimDuration, SimTime};
+
+use super::congestion;
+use super::rtt::RttEstimator;
+use super::{RttLabel, TcpConfig, Variant};
+
+/// Counters of one sender.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// Data packets emitted, retransmissions included.
+    pub segments_sent: u64,
+    /// Data packets emitted with a sequence number sent before (fast, partial-ACK, go-back-N).
+    pub retransmits: u64,
+    /// Retransmission-timer expiries with data outstanding.
+    pub timeouts: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// NewReno partial ACKs (each retransmits one hole).
+    pub partial_acks: u64,
+    /// Window reductions in response to ECE.
+    pub ecn_reductions: u64,
+    /// Valid ACKs received (new and duplicate).
+    pub acks_received: u64,
+    /// Duplicate ACKs received.
+    pub dup_acks: u64,
+    /// RTT samples taken.
+    pub rtt_samples: u64,
+    /// When the current finite transfer was fully acknowledged (None while incomplete or bulk).
+    pub completed_at: Option<SimTime>,
+    /// How many finite transfers (start + each `add_segments`) completed.
+    pub completions: u64,
+}
+
+/// A Reno/NewReno sender.
+pub struct Sender {
+    // ** Configured
+    flow: FlowId,
+    variant: Variant,
+    mss: u32,
+    max_window: u32,
+    initial_window: u32,
+    /// `u64::MAX` = unlimited.
+    initial_ssthresh: u64,
+    dupack_threshold: u32,
+    ecn: bool,
+    rtt_label: RttLabel,
+    // ** Maintained
+    started: bool,
+    /// Segments to send in total (`u64::MAX` = unlimited bulk).
+    limit: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    cwnd: f64,
+    /// Segments; `u64::MAX` = unlimited.
+    ssthresh: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// `snd_max` at the last congestion response (ns-2 `recover_`, exclusive bound here).
+    recover: u64,
+    /// The last congestion response was an ECN reduction (ns-2 `CWND_ACTION_ECN`).
+    last_response_ecn: bool,
+    /// NewReno: the first partial ACK of this recovery has re-armed the timer.
+    first_partial_seen: bool,
+    /// The next data packet carries CWR.
+    cwr_pending: bool,
+    rtt: RttEstimator,
+    rto_deadline: Option<SimTime>,
+    stats: SenderStats,
+}
+
+impl Sender {
+    pub fn new(flow: FlowId, cfg: &TcpConfig) -> Sender {
+        let initial_ssthresh = if cfg.initial_ssthresh == 0 {
+            u64::MAX
+        } else {
+            cfg.initial_ssthresh as u64
+        };
+        Sender {
+            flow,
+            variant: cfg.variant,
+            mss: cfg.mss,
+            max_window: cfg.max_window,
+            initial_window: cfg.initial_window,
+            initial_ssthresh,
+            dupack_threshold: cfg.dupack_threshold.max(1),
+            ecn: cfg.ecn,
+            rtt_label: cfg.rtt_label,
+            started: false,
+            limit: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: cfg.initial_window.max(1) as f64,
+            ssthresh: initial_ssthresh,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            last_response_ecn: false,
+            first_partial_seen: false,
+            cwr_pending: false,
+            rtt: RttEstimator::new(
+                cfg.min_rto,
+                cfg.max_rto,
+                cfg.initial_rto,
+                cfg.clock_granularity,
+            ),
+            rto_deadline: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Starts sending: `Some(n)` segments in total, or `None` for an unlimited (bulk) transfer.
+    pub fn start<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        now: SimTime,
+        segments: Option<u64>,
+        emit: &mut F,
+    ) {
+        self.started = true;
+        self.limit = segments.unwrap_or(u64::MAX);
+        self.stats.completed_at = None;
+        self.check_complete(now);
+        self.send_much(now, emit);
+    }
+
+    /// Appends `n` segments to the transfer (web-like repeated fetches). Starts the sender if
+    /// it was not started. Clears `completed_at` until the new data is acknowledged.
+    pub fn add_segments<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, n: u64, emit: &mut F) {
+        if !self.started {
+            self.started = true;
+            self.limit = 0;
+        }
+        if n == 0 {
+            return;
+        }
+        self.limit = self.limit.saturating_add(n);
+        self.stats.completed_at = None;
+        self.send_much(now, emit);
+    }
+
+    /// Back to slow start: `cwnd = initial_window`, `ssthresh = initial_ssthresh`, out of
+    /// recovery. Call between fetches (before `add_segments`), when nothing is outstanding.
+    pub fn restart_slow_start(&mut self) {
+        self.cwnd = self.initial_window.max(1) as f64;
+        self.ssthresh = self.initial_ssthresh;
+        self.dupacks = 0;
+        self.in_recovery = false;
+        self.last_response_ecn = false;
+    }
+
+    /// Processes an ACK. Old ACKs (below `snd_una`) and ACKs of data never sent are ignored.
+    pub fn on_ack<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, pkt: &Packet, emit: &mut F) {
+        if !self.started || pkt.kind != PacketKind::Ack {
+            return;
+        }
+        let ack = pkt.ack;
+        if ack < self.snd_una || ack > self.snd_max {
+            return;
+        }
+        self.stats.acks_received += 1;
+
+        let mut reduced = false;
+        if self.ecn && pkt.ece && ack > self.recover && !self.in_recovery {
+            let w = congestion::usable_window(self.cwnd, self.max_window);
+            self.ssthresh = congestion::halved(w);
+            self.cwnd = self.cwnd.min(self.ssthresh as f64);
+            self.recover = self.snd_max;
+            self.last_response_ecn = true;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+            reduced = true;
+        }
+
+        if ack > self.snd_una {
+            self.on_new_ack(now, pkt, reduced, emit);
+        } else if self.snd_una < self.snd_max {
+            self.on_dup_ack(now, emit);
+        }
+    }
+
+    fn on_new_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        reduced: bool,
+        emit: &mut F,
+    ) {
+        let ack = pkt.ack;
+        let newly = ack - self.snd_una;
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        self.rtt.sample(now.since(pkt.ts_echo));
+        self.stats.rtt_samples += 1;
+        self.rtt.reset_backoff();
+
+        if self.in_recovery {
+            if self.variant == Variant::NewReno && ack < self.recover {
+                // Partial ACK (RFC 6582 §3.2 step 3): retransmit the next hole, stay.
+                self.stats.partial_acks += 1;
+                self.cwnd = congestion::deflate_partial(self.cwnd, newly);
+                if !self.first_partial_seen {
+                    self.first_partial_seen = true;
+                    self.arm_timer(now);
+                }
+                let hole = self.snd_una;
+                self.transmit(now, hole, emit);
+                self.send_much(now, emit);
+                return;
+            }
+            // Reno: any new ACK; NewReno: full ACK.
+            self.in_recovery = false;
+            self.cwnd = self.ssthresh as f64;
+            self.dupacks = 0;
+        } else {
+            self.dupacks = 0;
+            if !reduced {
+                self.cwnd = congestion::open(self.cwnd, self.ssthresh as f64);
+            }
+        }
+
+        self.check_complete(now);
+        if self.snd_una < self.snd_max {
+            self.arm_timer(now);
+        } else {
+            self.rto_deadline = None;
+        }
+        self.send_much(now, emit);
+    }
+
+    fn on_dup_ack<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        self.stats.dup_acks += 1;
+        self.dupacks = self.dupacks.saturating_add(1);
+        if self.dupacks == self.dupack_threshold && !self.in_recovery {
+            if self.snd_una >= self.recover {
+                // RFC 5681 §3.2 steps 2-3.
+                let flight = self.snd_nxt - self.snd_una;
+                self.ssthresh = congestion::halved(flight);
+                self.recover = self.snd_max;
+                self.enter_recovery(now, emit);
+            } else if self.last_response_ecn {
+                // Already reduced for this window by ECN: retransmit, no second reduction.
+                self.enter_recovery(now, emit);
+            }
+            // Otherwise: duplicate ACKs from a window already responded to (ns-2 bug_fix_).
+        } else if self.dupacks > self.dupack_threshold && self.in_recovery {
+            // RFC 5681 §3.2 step 4: inflate.
+            self.cwnd += 1.0;
+            self.send_much(now, emit);
+        }
+    }
+
+    fn enter_recovery<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        self.cwnd = (self.ssthresh + self.dupack_threshold as u64) as f64;
+        self.in_recovery = true;
+        self.last_response_ecn = false;
+        self.first_partial_seen = false;
+        self.stats.fast_retransmits += 1;
+        self.arm_timer(now);
+        let seq = self.snd_una;
+        self.transmit(now, seq, emit);
+        self.send_much(now, emit);
+    }
+
+    /// Handles the retransmission timer; call when `now >= next_timer()`.
+    pub fn on_timer<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        match self.rto_deadline {
+            Some(d) if now >= d => {}
+            _ => return,
+        }
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.ssthresh = congestion::halved(flight);
+        self.cwnd = 1.0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.last_response_ecn = false;
+        self.recover = self.snd_max;
+        self.rtt.back_off();
+        self.snd_nxt = self.snd_una;
+        self.send_much(now, emit);
+    }
+
+    /// The retransmission deadline, if armed.
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// True when a finite transfer has been fully acknowledged (never for bulk transfers).
+    pub fn is_complete(&self) -> bool {
+        self.started && self.limit != u64::MAX && self.snd_una >= self.limit
+    }
+
+    /// Reports `cwnd` and `ssthresh` (segments; `ssthresh` 0 while unlimited, ns-2's
+    /// convention), `srtt_ms` and `rto_ms` (0 before the first RTT sample / the current timeout
+    /// with backoff), and `flight` (segments sent and not acknowledged).
+    pub fn probe(&self, f: &mut dyn FnMut(&'static str, f64)) {
+        f("cwnd", self.cwnd);
+        f(
+            "ssthresh",
+            if self.ssthresh == u64::MAX {
+                0.0
+            } else {
+                self.ssthresh as f64
+            },
+        );
+        f(
+            "srtt_ms",
+            self.rtt.srtt().map_or(0.0, SimDuration::as_millis_f64),
+        );
+        f("rto_ms", self.rtt.rto().as_millis_f64());
+        f("flight", (self.snd_max - self.snd_una) as f64);
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    /// None while unlimited.
+    pub fn ssthresh(&self) -> Option<u64> {
+        (self.ssthresh != u64::MAX).then_some(self.ssthresh)
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+
+    fn check_complete(&mut self, now: SimTime) {
+        if self.limit != u64::MAX && self.snd_una >= self.limit && self.stats.completed_at.is_none()
+        {
+            self.stats.completed_at = Some(now);
+            self.stats.completions += 1;
+        }
+    }
+
+    fn arm_timer(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn send_much<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        if !self.started {
+            return;
+        }
+        let win = congestion::usable_window(self.cwnd, self.max_window);
+        let end = self.snd_una.saturating_add(win).min(self.limit);
+        while self.snd_nxt < end {
+            let seq = self.snd_nxt;
+            self.snd_nxt += 1;
+            self.transmit(now, seq, emit);
+        }
+    }
+
+    fn rtt_label(&self) -> Option<SimDuration> {
+        match self.rtt_label {
+            RttLabel::None => None,
+            RttLabel::Srtt => self.rtt.srtt(),
+            RttLabel::Min => self.rtt.min_rtt(),
+        }
+    }
+
+    /// Emits segment `seq` (new or retransmitted) and arms the timer if none is pending.
+    fn transmit<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, seq: u64, emit: &mut F) {
+        self.stats.segments_sent += 1;
+        if seq < self.snd_max {
+            self.stats.retransmits += 1;
+        } else {
+            self.snd_max = seq + 1;
+        }
+        let cwr = std::mem::take(&mut self.cwr_pending);
+        let pkt = Packet {
+            flow: self.flow,
+            kind: PacketKind::Data,
+            seq,
+            size_bytes: self.mss,
+            ecn: if self.ecn { Ecn::Ect } else { Ecn::NotEct },
+            cwr,
+            ts: now,
+            created: now,
+            rtt_label: self.rtt_label(),
+            ..Packet::default()
+        };
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+        emit(pkt);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::wire::{Fate, Wire};
+    use super::*;
+    use crate::rng::SimRng;
+
+    fn ms(x: u64) -> SimDuration {
+        SimDuration::from_millis(x)
+    }
+    fn at(x: u64) -> SimTime {
+        SimTime(x * 1_000_000)
+    }
+
+    // ---------------------------------------------------------------- window growth
+
+    #[test]
+    fn slow_start_doubles_per_rtt() {
+        // RTT 100 ms, no bottleneck: each round's window leaves at one instant, k·RTT.
+        let mut w = Wire::new(&TcpConfig::default(), ms(50));
+        w.start(None);
+        w.run_until(at(550));
+        for k in 0..6u64 {
+            assert_eq!(w.sent_at(at(100 * k)), 2 << k, "round {k}");
+        }
+        // initial_window 2, doubled five times.
+        assert_eq!(w.sender.cwnd(), 64.0);
+        assert_eq!(w.sender.ssthresh(), None);
+        assert_eq!(w.sender.stats().retransmits, 0);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_per_rtt() {
+        let cfg = TcpConfig {
+            initial_ssthresh: 8,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        // Slow start 2 -> 4 -> 8 (rounds at 100 and 200 ms), CA from the ACKs at 300 ms on.
+        w.run_until(at(250));
+        assert_eq!(w.sender.cwnd(), 8.0);
+        let mut prev = w.sender.cwnd();
+        let rounds = 20;
+        for k in 3..3 + rounds {
+            w.run_until(at(100 * k + 50));
+            let c = w.sender.cwnd();
+            // ⌊c⌋ ACKs per round, each adding 1/cwnd: between ⌊c⌋/(c+1) and 1.
+            let inc = c - prev;
+            assert!(
+                inc > prev.floor() / (prev + 1.0) - 1e-9 && inc <= 1.0,
+                "round {k}: {prev} -> {c}"
+            );
+            prev = c;
+        }
+        let total = w.sender.cwnd() - 8.0;
+        assert!(
+            (total - rounds as f64).abs() < 0.1 * rounds as f64,
+            "{total}"
+        );
+    }
+
+    #[test]
+    fn receiver_window_caps_the_flight() {
+        let cfg = TcpConfig {
+            max_window: 6,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        let mut max_flight = 0;
+        while w.step(at(2_000)) {
+            max_flight = max_flight.max(w.sender.snd_max() - w.sender.snd_una());
+        }
+        assert_eq!(max_flight, 6);
+        // 6 segments per 100 ms RTT.
+        let d = w.receiver.delivered_segments();
+        assert!((114..=120).contains(&d), "{d}");
+    }
+
+    // ---------------------------------------------------------------- loss recovery
+
+    /// Steps until `end`, checking the fast-recovery entry and exit against RFC 5681:
+    /// returns the ssthresh set at entry.
+    fn run_checking_recovery(w: &mut Wire, end: SimTime) -> Option<u64> {
+        let mut entered = None;
+        loop {
+            let flight_before = w.sender.snd_nxt() - w.sender.snd_una();
+            let frs_before = w.sender.stats().fast_retransmits;
+            let was_in = w.sender.in_recovery();
+            if !w.step(end) {
+                break;
+            }
+            if w.sender.stats().fast_retransmits > frs_before {
+                let ss = w.sender.ssthresh().unwrap();
+                assert_eq!(ss, (flight_before / 2).max(2));
+                assert!(w.sender.in_recovery());
+                entered.get_or_insert(ss);
+            }
+            if was_in && !w.sender.in_recovery() && w.sender.stats().timeouts == 0 {
+                // Deflate to ssthresh on leaving.
+                assert_eq!(w.sender.cwnd(), w.sender.ssthresh().unwrap() as f64);
+            }
+        }
+        entered
+    }
+
+    fn single_loss(variant: Variant) {
+        let cfg = TcpConfig {
+            variant,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.drop_first_tx_of(&[100]);
+        w.start(None);
+        // Watch the entry closely: cwnd = ssthresh + 3 right after the third dup ACK.
+        let mut checked_inflation = false;
+        while w.step(at(3_000)) {
+            if w.sender.stats().fast_retransmits == 1 && !checked_inflation {
+                let ss = w.sender.ssthresh().unwrap();
+                assert_eq!(w.sender.cwnd(), (ss + 3) as f64);
+                checked_inflation = true;
+                break;
+            }
+        }
+        assert!(checked_inflation);
+        let ss = w.sender.ssthresh().unwrap();
+        // The loss happened in CA with a window of about 18-20 segments.
+        assert!((8..=11).contains(&ss), "{ss}");
+        run_checking_recovery(&mut w, at(3_000));
+        let s = w.sender.stats();
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!(s.timeouts, 0);
+        assert_eq!(s.retransmits, 1);
+        assert_eq!(w.sent.iter().filter(|p| p.seq == 100).count(), 2);
+        assert!(!w.sender.in_recovery());
+        let d = w.receiver.delivered_segments();
+        assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+    }
+
+    #[test]
+    fn single_loss_one_fast_retransmit_reno() {
+        single_loss(Variant::Reno);
+    }
+
+    #[test]
+    fn single_loss_one_fast_retransmit_newreno() {
+        single_loss(Variant::NewReno);
+    }
+
+    fn three_losses(variant: Variant) -> SenderStats {
+        let cfg = TcpConfig {
+            variant,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        // RTT 60 ms: three holes take three RTTs, well inside one (200 ms minimum) RTO.
+        let mut w = Wire::new(&cfg, ms(30));
+        w.drop_first_tx_of(&[100, 102, 104]);
+        w.start(None);
+        run_checking_recovery(&mut w, at(3_000));
+        let d = w.receiver.delivered_segments();
+        assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+        assert!(d > 300);
+        w.sender.stats().clone()
+    }
+
+    #[test]
+    fn newreno_recovers_three_losses_without_timeout() {
+        let s = three_losses(Variant::NewReno);
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!(s.partial_acks, 2);
+        assert_eq!(s.timeouts, 0);
+        assert_eq!(s.retransmits, 3);
+    }
+
+    #[test]
+    fn reno_times_out_on_three_losses() {
+        // Reno leaves recovery on the first (partial) ACK; the duplicate ACKs for the second
+        // hole belong to the window already reduced for, so ns-2's bug_fix_ suppresses a
+        // second fast retransmit and the timer recovers the rest.
+        let s = three_losses(Variant::Reno);
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!(s.partial_acks, 0);
+        assert_eq!(s.timeouts, 1);
+    }
+
+    #[test]
+    fn rto_backs_off_exponentially_and_resets() {
+        let cfg = TcpConfig {
+            max_window: 10,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        w.run_until(at(2_000));
+        let base = w.sender.rtt().base_rto();
+        // Steady 100 ms RTT: srtt -> 100, rttvar -> ~0, so RTO = max(200, 110) = 200 ms.
+        assert_eq!(base, ms(200));
+        assert!(w.sender.next_timer().is_some());
+        w.fate = Box::new(|_, _| Fate::Drop);
+        // Timeout bookkeeping at the first expiry.
+        let first_flight = loop {
+            let flight = w.sender.snd_nxt() - w.sender.snd_una();
+            assert!(w.step(at(60_000)));
+            if w.sender.stats().timeouts == 1 {
+                break flight;
+            }
+        };
+        assert_eq!(first_flight, 10);
+        assert_eq!(w.sender.ssthresh(), Some(5));
+        assert_eq!(w.sender.cwnd(), 1.0);
+        // Go-back-N: the one segment sent is the first unacknowledged.
+        assert_eq!(w.sent.last().unwrap().seq, w.sender.snd_una());
+        w.run_until(at(60_000));
+        let una = w.sender.snd_una();
+        let times: Vec<SimTime> = w
+            .sent
+            .iter()
+            .filter(|s| s.seq == una)
+            .map(|s| s.t)
+            .collect();
+        let rtx = &times[1..]; // [0] is the original transmission
+        assert_eq!(rtx.len() as u64, w.sender.stats().timeouts);
+        let gaps: Vec<SimDuration> = rtx.windows(2).map(|p| p[1] - p[0]).collect();
+        // 2, 4, 8, 16, 32, 64 × RTO, then capped at 64 × RTO.
+        for (i, g) in gaps.iter().enumerate() {
+            let mult = (2u64 << i).min(64);
+            assert_eq!(*g, SimDuration(base.0 * mult), "gap {i}");
+        }
+        assert!(gaps.len() >= 7, "{gaps:?}");
+        // Later timeouts halve a flight of 1: ssthresh 2.
+        assert_eq!(w.sender.ssthresh(), Some(2));
+        // Heal the path: the next expiry's retransmission gets through, backoff resets.
+        w.fate = Box::new(|_, _| Fate::Pass);
+        let t = w.now;
+        w.run_until(t + SimDuration::from_secs(20));
+        assert_eq!(w.sender.rtt().backoff(), 1);
+        assert!(w.sender.snd_una() > una);
+        assert!(w.sender.next_timer().unwrap() <= w.now + ms(200));
+    }
+
+    // ---------------------------------------------------------------- ECN
+
+    fn ecn_wire() -> Wire {
+        let cfg = TcpConfig {
+            ecn: true,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        w.run_until(at(1_990));
+        w
+    }
+
+    #[test]
+    fn ecn_halves_once_per_window() {
+        let mut w = ecn_wire();
+        assert!(w.sent.iter().all(|s| s.pkt.ecn == Ecn::Ect));
+        // Mark every packet of the window sent at t = 2 s.
+        w.fate = Box::new(|_, t| {
+            if t == at(2_000) {
+                Fate::Mark
+            } else {
+                Fate::Pass
+            }
+        });
+        let mut checked = false;
+        loop {
+            let win = congestion::usable_window(w.sender.cwnd(), 0);
+            if !w.step(at(4_000)) {
+                break;
+            }
+            if w.sender.stats().ecn_reductions == 1 && !checked {
+                assert_eq!(w.sender.ssthresh(), Some((win / 2).max(2)));
+                assert_eq!(w.sender.cwnd(), (win / 2).max(2) as f64);
+                checked = true;
+            }
+        }
+        assert!(checked);
+        let s = w.sender.stats();
+        assert_eq!(s.ecn_reductions, 1, "a whole window of ECEs must cut once");
+        assert_eq!((s.retransmits, s.timeouts), (0, 0));
+        let cwr: Vec<&_> = w.sent.iter().filter(|s| s.pkt.cwr).collect();
+        assert_eq!(cwr.len(), 1);
+        assert_eq!(
+            cwr[0].t,
+            at(2_100),
+            "CWR rides on the first packet after the cut"
+        );
+        assert_eq!(w.receiver.stats().ce_received, w.sent_at(at(2_000)) as u64);
+    }
+
+    #[test]
+    fn persistent_ecn_cuts_at_most_once_per_rtt() {
+        let mut w = ecn_wire();
+        w.fate = Box::new(|_, t| {
+            if t >= at(2_000) && t < at(3_000) {
+                Fate::Mark
+            } else {
+                Fate::Pass
+            }
+        });
+        w.run_until(at(3_200));
+        let s = w.sender.stats();
+        // Ten RTTs of marks: one cut per RTT at most, and the window bottoms at 2.
+        assert!((8..=10).contains(&s.ecn_reductions), "{}", s.ecn_reductions);
+        assert!(w.receiver.stats().ce_received > 3 * s.ecn_reductions);
+        assert_eq!((s.retransmits, s.timeouts), (0, 0));
+        assert_eq!(w.sender.ssthresh(), Some(2));
+    }
+
+    #[test]
+    fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
+        let mut w = ecn_wire();
+        // The window sent at 2 s: its first packet is lost, the rest are CE-marked.
+        let mut first = true;
+        w.fate = Box::new(move |_, t| {
+            if t != at(2_000) {
+                Fate::Pass
+            } else if std::mem::take(&mut first) {
+                Fate::Drop
+            } else {
+                Fate::Mark
+            }
+        });
+        let win = loop {
+            let win = congestion::usable_window(w.sender.cwnd(), 0);
+            assert!(w.step(at(4_000)));
+            if w.sender.stats().ecn_reductions == 1 {
+                break win;
+            }
+        };
+        let cut = (win / 2).max(2);
+        w.run_until(at(4_000));
+        let s = w.sender.stats();
+        // The first duplicate ACK carries ECE and cuts; the third retransmits without a
+        // second reduction (ns-2: last_cwnd_action_ == CWND_ACTION_ECN).
+        assert_eq!(s.ecn_reductions, 1);
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!((s.retransmits, s.timeouts), (1, 0));
+        // ssthresh is still the ECN cut: no later signal changed it.
+        assert_eq!(w.sender.ssthresh(), Some(cut));
+    }
+
+    // ---------------------------------------------------------------- receiver interplay
+
+    #[test]
+    fn delayed_acks_halve_the_ack_count() {
+        let run = |delayed_ack: bool| {
+            let cfg = TcpConfig {
+                delayed_ack,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(10));
+            w.start(Some(1_000));
+            w.run_until(at(30_000));
+            assert!(w.sender.is_complete());
+            assert_eq!(w.receiver.delivered_segments(), 1_000);
+            (w.receiver.stats().acks_sent, w.sender.stats().acks_received)
+        };
+        let (plain, plain_rx) = run(false);
+        assert_eq!(plain, 1_000);
+        assert_eq!(plain_rx, 1_000);
+        let (del, _) = run(true);
+        assert!((500..=520).contains(&del), "{del}");
+    }
+
+    #[test]
+    fn finite_transfer_completes_and_refetches() {
+        let mut w = Wire::new(&TcpConfig::default(), ms(50));
+        w.start(Some(10));
+        w.run_until(at(1_000));
+        // Rounds of 2, 4 and the last 4 segments: done when the third round is ACKed.
+        assert!(w.sender.is_complete());
+        assert_eq!(w.sender.stats().completed_at, Some(at(300)));
+        assert_eq!(w.sender.stats().segments_sent, 10);
+        assert_eq!(w.sender.next_timer(), None, "no timer while idle");
+        // A second fetch of 6 segments in slow start: 2 then 4, done two RTTs later.
+        w.sender.restart_slow_start();
+        assert_eq!(w.sender.cwnd(), 2.0);
+        let now = w.now;
+        let mut buf = Vec::new();
+        w.sender.add_segments(now, 6, &mut |p| buf.push(p));
+        assert_eq!(buf.len(), 2);
+        assert!(!w.sender.is_complete());
+        assert_eq!(w.sender.stats().completed_at, None);
+        // Feed the emitted packets through the wire by hand.
+        let mut w2 = w;
+        for p in buf {
+            w2.receiver.on_data(now + ms(50), &p, &mut |a| {
+                let mut out = Vec::new();
+                w2.sender.on_ack(now + ms(100), &a, &mut |d| out.push(d));
+                for d in out {
+                    w2.sent.push(super::super::wire::Sent {
+                        t: now + ms(100),
+                        seq: d.seq,
+                        pkt: d,
+                    });
+                }
+            });
+        }
+        let second: Vec<&_> = w2.sent.iter().filter(|s| s.t == now + ms(100)).collect();
+        assert_eq!(second.len(), 4);
+        let mut tail = Vec::new();
+        for s in &second {
+            w2.receiver
+                .on_data(now + ms(150), &s.pkt, &mut |a| tail.push(a));
+        }
+        for a in tail {
+            w2.sender
+                .on_ack(now + ms(200), &a, &mut |_| panic!("nothing left"));
+        }
+        assert!(w2.sender.is_complete());
+        assert_eq!(w2.sender.stats().completed_at, Some(now + ms(200)));
+        assert_eq!(w2.sender.stats().completions, 2);
+        assert_eq!(w2.receiver.delivered_segments(), 16);
+    }
+
+    #[test]
+    fn data_packet_fields_and_rtt_labels() {
+        for (label, want_min) in [(RttLabel::Srtt, false), (RttLabel::Min, true)] {
+            let cfg = TcpConfig {
+                rtt_label: label,
+                ecn: true,
+                mss: 1460,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(50));
+            // RTT grows with a 1 Mbps bottleneck queue, so srtt and min differ.
+            w.rate_bps = Some(1_000_000);
+            w.start(None);
+            w.run_until(at(2_000));
+            let first = &w.sent[0].pkt;
+            assert_eq!(first.rtt_label, None, "no label before the first sample");
+            assert_eq!(first.kind, PacketKind::Data);
+            assert_eq!((first.flow, first.id, first.hop), (1, 0, 0));
+            assert_eq!(first.size_bytes, 1460);
+            assert_eq!(first.ecn, Ecn::Ect);
+            let last = &w.sent.last().unwrap().pkt;
+            assert_eq!((last.ts, last.created), (w.sent.last().unwrap().t, last.ts));
+            let min = w.sender.rtt().min_rtt().unwrap();
+            let srtt = w.sender.rtt().srtt().unwrap();
+            // Base RTT 100 ms plus one 11.68 ms serialisation.
+            assert_eq!(min, ms(100) + SimDuration::transmission(1460, 1_000_000));
+            assert!(srtt > min + ms(50), "{srtt} vs {min}");
+            let want = if want_min { min } else { srtt };
+            assert_eq!(last.rtt_label, Some(want));
+        }
+        let plain = Wire::new(&TcpConfig::default(), ms(1));
+        let mut p = plain;
+        p.start(Some(1));
+        assert_eq!(p.sent[0].pkt.rtt_label, None);
+        assert_eq!(p.sent[0].pkt.ecn, Ecn::NotEct);
+    }
+
+    #[test]
+    fn probes_report_window_and_rtt() {
+        let mut w = Wire::new(&TcpConfig::default(), ms(50));
+        w.start(None);
+        w.run_until(at(150));
+        let mut got = Vec::new();
+        w.sender.probe(&mut |n, v| got.push((n, v)));
+        let get = |n: &str| got.iter().find(|(k, _)| *k == n).unwrap().1;
+        assert_eq!(get("cwnd"), 4.0);
+        assert_eq!(get("ssthresh"), 0.0);
+        assert_eq!(get("srtt_ms"), 100.0);
+        assert_eq!(get("flight"), 4.0);
+        // Two 100 ms samples: rttvar = 50 then 3/4·50 = 37.5; RTO = 100 + 4·37.5 = 250 ms.
+        assert_eq!(get("rto_ms"), 250.0);
+    }
+
+    // ---------------------------------------------------------------- Mathis et al.
+
+    /// Goodput under Bernoulli loss p against MSS·sqrt(3/2)/(RTT·sqrt(p)) (Mathis, Semke,
+    /// Mahdavi, Ott 1997), with no queueing and no receiver cap.
+    fn mathis(variant: Variant) -> f64 {
+        let cfg = TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        };
+        let p = 0.01;
+        let rtt = 0.1;
+        let mut w = Wire::new(&cfg, ms(50));
+        w.record = false;
+        let mut rng = SimRng::new(11, 3);
+        w.fate = Box::new(move |_, _| {
+            if rng.uniform() < p {
+                Fate::Drop
+            } else {
+                Fate::Pass
+            }
+        });
+        w.start(None);
+        w.run_until(at(20_000));
+        let d0 = w.receiver.delivered_segments();
+        w.run_until(at(620_000));
+        let goodput = (w.receiver.delivered_segments() - d0) as f64 * 1000.0 / 600.0;
+        let model = 1000.0 * (1.5f64).sqrt() / (rtt * p.sqrt());
+        goodput / model
+    }
+
+    #[test]
+    fn mathis_formula_reno_and_newreno() {
+        for v in [Variant::Reno, Variant::NewReno] {
+            let r = mathis(v);
+            eprintln!("{v:?}: goodput/model = {r}");
+            assert!((0.75..=1.25).contains(&r), "{v:?}: goodput/model = {r}");
+        }
+    }
+}
