@@ -1,0 +1,268 @@
+//! # aqmlab-py
+//!
+//! The Python extension module `aqmlab._core`. It only converts and delegates: TOML text goes
+//! into [`aqmlab_core`], which owns the one scenario schema and does all validation; results come
+//! back as a JSON string (written to `summary.json` byte for byte by Python) and columnar tables
+//! (numeric columns as numpy arrays, string columns as lists). Errors are mapped in [`error`].
+//!
+//! The GIL is released while the core works, so Python threads can run simulations side by side.
+
+mod error;
+
+use aqmlab_core::aqm::AqmConfig;
+use aqmlab_core::metrics::{Column, Table};
+use aqmlab_core::qdisc::BufferLimit;
+use aqmlab_core::replay::{self as core_replay, Action, ReplayEvent};
+use aqmlab_core::scenario::{run as core_run, Scenario};
+use aqmlab_core::time::{parse_rate, parse_size, SimTime};
+use aqmlab_core::ScenarioError as CoreScenarioError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::error::{guarded, CoreError};
+
+/// The version of the aqmlab core this module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Validates scenario TOML text and returns it resolved: every default written out.
+/// Raises `ScenarioError` naming the offending key.
+#[pyfunction]
+fn validate(py: Python<'_>, toml_text: &str) -> PyResult<String> {
+    py.detach(|| {
+        guarded(|| {
+            let scenario = Scenario::from_toml_str(toml_text)?;
+            Ok(scenario.resolved_toml())
+        })
+    })
+    .map_err(|e| e.into_pyerr(py))
+}
+
+/// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
+/// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
+/// `groups` and `links`.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
+    let (resolved, out) = py
+        .detach(|| {
+            guarded(|| {
+                let scenario = Scenario::from_toml_str(toml_text)?;
+                let resolved = scenario.resolved_toml();
+                Ok::<_, CoreError>((resolved, core_run::run(&scenario)))
+            })
+        })
+        .map_err(|e| e.into_pyerr(py))?;
+    let tables = PyDict::new(py);
+    for (name, table) in [
+        ("flows", &out.flows),
+        ("queue", &out.queue),
+        ("groups", &out.groups),
+        ("links", &out.links),
+    ] {
+        tables.set_item(name, table_to_dict(py, table)?)?;
+    }
+    let result = PyDict::new(py);
+    result.set_item("summary_json", &out.summary_json)?;
+    result.set_item("scenario_toml", resolved)?;
+    result.set_item("tables", tables)?;
+    Ok(result)
+}
+
+/// Every algorithm: `[{"kind", "name", "source", "params": [{"key", "default", "help"}]}]`.
+/// `default` is rendered as a TOML value (`0.1`, `"5ms"`, `true`).
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for doc in AqmConfig::docs() {
+        let d = PyDict::new(py);
+        d.set_item("kind", doc.kind)?;
+        d.set_item("name", doc.name)?;
+        d.set_item("source", doc.source)?;
+        let params = PyList::empty(py);
+        for (key, default, help) in &doc.params {
+            let p = PyDict::new(py);
+            p.set_item("key", key)?;
+            p.set_item("default", default)?;
+            p.set_item("help", help)?;
+            params.append(p)?;
+        }
+        d.set_item("params", params)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// A buffer as Python gives it: packets (int) or a size string ("150KB").
+#[derive(FromPyObject)]
+enum BufferArg {
+    Packets(i64),
+    Size(String),
+}
+
+/// A rate as Python gives it: bit/s (int) or a rate string ("10Mbps").
+#[derive(FromPyObject)]
+enum RateArg {
+    Bps(i64),
+    Text(String),
+}
+
+/// Drives one qdisc by script (see `aqmlab_core::replay`). Events are columns of equal length:
+/// `enqueue[i]` tells an enqueue (with `size_bytes`, `flow`, `ecn_capable`) from a dequeue;
+/// `t_ns` is the event time in integer nanoseconds. `qdisc_toml` is the qdisc table as TOML
+/// (`kind = "red"` ...). Returns one dict per event.
+#[pyfunction]
+#[pyo3(signature = (qdisc_toml, enqueue, t_ns, size_bytes, flow, ecn_capable, buffer, link_rate,
+    uniforms=None, seed=0, mean_pkt_bytes=1000))]
+#[allow(clippy::too_many_arguments)]
+fn replay<'py>(
+    py: Python<'py>,
+    qdisc_toml: &str,
+    enqueue: Vec<bool>,
+    t_ns: Vec<u64>,
+    size_bytes: Vec<u32>,
+    flow: Vec<u32>,
+    ecn_capable: Vec<bool>,
+    buffer: BufferArg,
+    link_rate: RateArg,
+    uniforms: Option<Vec<f64>>,
+    seed: u64,
+    mean_pkt_bytes: u32,
+) -> PyResult<Bound<'py, PyList>> {
+    let records = py
+        .detach(|| {
+            guarded(|| {
+                let n = enqueue.len();
+                let lens = [t_ns.len(), size_bytes.len(), flow.len(), ecn_capable.len()];
+                if lens.iter().any(|&l| l != n) {
+                    return Err(CoreScenarioError::new(
+                        "events",
+                        format!("columns of lengths {n}, {lens:?}"),
+                        "columns of equal length",
+                    )
+                    .into());
+                }
+                let table: toml::Table = toml::from_str(qdisc_toml).map_err(|e| {
+                    CoreScenarioError::new("qdisc", e.message().trim().to_string(), "valid TOML")
+                })?;
+                let cfg = AqmConfig::from_table(table).map_err(|e| e.prefixed("qdisc"))?;
+                let limit = match buffer {
+                    BufferArg::Packets(p) if (1..=u32::MAX as i64).contains(&p) => {
+                        BufferLimit::Packets(p as u32)
+                    }
+                    BufferArg::Packets(p) => {
+                        return Err(CoreScenarioError::new(
+                            "buffer",
+                            p.to_string(),
+                            "at least 1 packet",
+                        )
+                        .into())
+                    }
+                    BufferArg::Size(s) => BufferLimit::Bytes(
+                        parse_size(&s)
+                            .map_err(|m| CoreScenarioError::new("buffer", format!("\"{s}\""), m))?,
+                    ),
+                };
+                let rate = match link_rate {
+                    RateArg::Bps(b) if b > 0 => b as u64,
+                    RateArg::Bps(b) => {
+                        return Err(CoreScenarioError::new(
+                            "link_rate",
+                            b.to_string(),
+                            "a positive rate in bit/s",
+                        )
+                        .into())
+                    }
+                    RateArg::Text(s) => parse_rate(&s)
+                        .map_err(|m| CoreScenarioError::new("link_rate", format!("\"{s}\""), m))?,
+                };
+                let events: Vec<ReplayEvent> = (0..n)
+                    .map(|i| {
+                        let t = SimTime(t_ns[i]);
+                        if enqueue[i] {
+                            ReplayEvent::Enqueue {
+                                t,
+                                size_bytes: size_bytes[i],
+                                flow: flow[i],
+                                ecn_capable: ecn_capable[i],
+                            }
+                        } else {
+                            ReplayEvent::Dequeue { t }
+                        }
+                    })
+                    .collect();
+                Ok(core_replay::replay(
+                    &cfg,
+                    limit,
+                    &events,
+                    uniforms,
+                    seed,
+                    rate,
+                    mean_pkt_bytes,
+                )?)
+            })
+        })
+        .map_err(|e| e.into_pyerr(py))?;
+    let list = PyList::empty(py);
+    for r in &records {
+        let d = PyDict::new(py);
+        let (action, reason) = match r.action {
+            Action::Enqueued => ("enqueued", None),
+            Action::Marked(why) => ("marked", Some(why.key())),
+            Action::Dropped(why) => ("dropped", Some(why.key())),
+            Action::Dequeued => ("dequeued", None),
+            Action::Empty => ("empty", None),
+        };
+        d.set_item("event", r.event)?;
+        d.set_item("t_ns", r.t.as_nanos())?;
+        d.set_item("action", action)?;
+        d.set_item("reason", reason)?;
+        d.set_item("packet", r.packet)?;
+        d.set_item("qlen_pkts_before", r.qlen_pkts_before)?;
+        d.set_item("qlen_bytes_before", r.qlen_bytes_before)?;
+        let dropped: Vec<(u64, &str)> = r.dropped.iter().map(|(p, why)| (*p, why.key())).collect();
+        d.set_item("dropped", dropped)?;
+        let probes = PyDict::new(py);
+        for (name, value) in &r.probes {
+            probes.set_item(*name, *value)?;
+        }
+        d.set_item("probes", probes)?;
+        d.set_item("draws", r.draws)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// `{column: values}`: f64 and i64 columns become numpy arrays (one copy, via a bytes buffer in
+/// little-endian order), string columns lists of `str`.
+fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let frombuffer = py.import("numpy")?.getattr("frombuffer")?;
+    let d = PyDict::new(py);
+    for (name, col) in &table.columns {
+        let value = match col {
+            Column::F64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                frombuffer.call1((PyBytes::new(py, &bytes), "<f8"))?
+            }
+            Column::I64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                frombuffer.call1((PyBytes::new(py, &bytes), "<i8"))?
+            }
+            Column::Str(v) => PyList::new(py, v)?.into_any(),
+        };
+        d.set_item(name, value)?;
+    }
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
+    Ok(())
+}

@@ -1,0 +1,5 @@
+"""``python -m aqmlab`` is the ``aqmlab`` command."""
+
+from aqmlab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Run several scenarios and set them side by side: a table and ``comparison.png``.
+
+``aqmlab compare scenarios/demo/*.toml --out results/demo`` (what ``make demo`` runs) writes each
+run's results under ``results/demo/<scenario-stem>/`` and, beside them, ``comparison.csv``,
+``comparison.md`` and ``comparison.png``. Runs go in threads: the core releases the GIL.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aqmlab import api
+from aqmlab.results import Results
+from aqmlab.scenario import Overrides, ScenarioLike
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: Columns of the comparison table, in order.
+COLUMNS = (
+    "run",
+    "qdisc",
+    "utilisation",
+    "loss_rate",
+    "drops",
+    "marks",
+    "jain_index",
+    "goodput_mbps_min",
+    "goodput_mbps_mean",
+    "goodput_mbps_max",
+    "queue_pkts_mean",
+    "queue_pkts_std",
+    "delay_ms_mean",
+    "delay_ms_p99",
+)
+
+
+def qdisc_label(scenario_toml: str) -> str:
+    """``red``, ``red (gentle)``, ``droptail``... from a resolved scenario."""
+    q = tomllib.loads(scenario_toml).get("bottleneck", {}).get("qdisc", {})
+    kind = str(q.get("kind", "?"))
+    return f"{kind} (gentle)" if q.get("gentle") is True else kind
+
+
+def summary_row(name: str, res: Results) -> dict[str, Any]:
+    """One row of the comparison table from a run's summary (missing keys become NaN)."""
+    s = res.summary
+    nan = float("nan")
+
+    def sub(key: str, field: str) -> Any:
+        v = s.get(key)
+        return v.get(field, nan) if isinstance(v, dict) else nan
+
+    drops = s.get("drops")
+    return {
+        "run": name,
+        "qdisc": qdisc_label(res.scenario_toml),
+        "utilisation": s.get("utilisation", nan),
+        "loss_rate": s.get("loss_rate", nan),
+        "drops": sum(drops.values()) if isinstance(drops, dict) else nan,
+        "marks": s.get("marks", nan),
+        "jain_index": s.get("jain_index", nan),
+        "goodput_mbps_min": sub("goodput_mbps", "min"),
+        "goodput_mbps_mean": sub("goodput_mbps", "mean"),
+        "goodput_mbps_max": sub("goodput_mbps", "max"),
+        "queue_pkts_mean": sub("queue_pkts", "mean"),
+        "queue_pkts_std": sub("queue_pkts", "std"),
+        "delay_ms_mean": sub("delay_ms", "mean"),
+        "delay_ms_p99": sub("delay_ms", "p99"),
+    }
+
+
+def _unique_names(scenarios: Sequence[ScenarioLike]) -> list[str]:
+    names: list[str] = []
+    for i, sc in enumerate(scenarios):
+        base = Path(sc).stem if isinstance(sc, (str, Path)) and "\n" not in str(sc) else f"run{i}"
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base}-{n}", n + 1
+        names.append(name)
+    return names
+
+
+def compare(
+    scenarios: Sequence[ScenarioLike],
+    *,
+    set: Overrides = None,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    plots: bool = True,
+) -> tuple[pd.DataFrame, dict[str, Results]]:
+    """Runs every scenario (the same overrides and seed applied to each) and returns the
+    comparison table and the results by run name. With ``out``, writes everything there.
+
+    Every scenario is validated before any runs, so a typo in the last file fails fast.
+    """
+    names = _unique_names(scenarios)
+    # A one-shot iterable of overrides must serve every scenario.
+    overrides = set if set is None or isinstance(set, (str, Mapping)) else list(set)
+    texts = [api.prepare(sc, set=overrides, seed=seed)[0] for sc in scenarios]
+    for text in texts:
+        api._core.validate(text)
+    workers = jobs or min(len(texts), os.cpu_count() or 1) or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        raws = list(pool.map(api._core.run, texts))
+    results = {n: Results.from_core(raw, name=n) for n, raw in zip(names, raws, strict=True)}
+    table = pd.DataFrame([summary_row(n, r) for n, r in results.items()], columns=list(COLUMNS))
+    if out is not None:
+        write(Path(out), table, results, plots=plots)
+    return table, results
+
+
+def write(out: Path, table: pd.DataFrame, results: dict[str, Results], *, plots: bool) -> None:
+    """Writes each run under ``out/<run>/`` and the comparison files into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, res in results.items():
+        res.write(out / name, plots=plots)
+    table.to_csv(out / "comparison.csv", index=False)
+    (out / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
+    if plots:
+        from aqmlab import plots as _plots
+
+        flows = {n: r.flows.to_pandas() for n, r in results.items()}
+        fig = _plots.comparison(table, flows, title="aqmlab comparison")
+        _plots.save(fig, out / "comparison.png")
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (no extra dependency)."""
+
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in table.itertuples(index=False):
+        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["COLUMNS", "compare", "qdisc_label", "summary_row", "to_markdown", "write"]

@@ -1,0 +1,118 @@
+"""Plots: pure functions from DataFrames to matplotlib Figures (Agg backend, no display).
+
+Each function takes the table as it comes out of :class:`aqmlab.Results` (``.to_pandas()``) and
+returns a Figure; :func:`save` writes and closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+#: AQM probe columns drawn on the queue plot when present (RED's average queue and the like).
+QUEUE_PROBES = ("avg",)
+
+
+def _figure(title: str) -> tuple[Figure, plt.Axes]:
+    fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def queue_length(queue: pd.DataFrame, *, title: str = "") -> Figure:
+    """Bottleneck queue length over time: instantaneous, and the AQM's average if it probes one."""
+    fig, ax = _figure(title)
+    if not queue.empty and "t_s" in queue and "qlen_pkts" in queue:
+        ax.plot(queue["t_s"], queue["qlen_pkts"], lw=0.6, label="queue (packets)")
+        for probe in QUEUE_PROBES:
+            if probe in queue:
+                ax.plot(queue["t_s"], queue[probe], lw=1.2, label=f"{probe} (AQM)")
+        ax.legend(loc="upper right")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue length (packets)")
+    ax.set_ylim(bottom=0)
+    return fig
+
+
+def goodput_vs_rtt(flows: pd.DataFrame, *, title: str = "") -> Figure:
+    """Each flow's goodput against its base RTT, one colour per group."""
+    fig, ax = _figure(title)
+    if not flows.empty and {"rtt_ms", "goodput_mbps"} <= set(flows.columns):
+        groups = flows.groupby("group", sort=False) if "group" in flows else [("", flows)]
+        for name, g in groups:
+            ax.scatter(g["rtt_ms"], g["goodput_mbps"], s=18, label=str(name) or None)
+        if "group" in flows and flows["group"].nunique() > 1:
+            ax.legend()
+    ax.set_xlabel("base RTT (ms)")
+    ax.set_ylabel("goodput (Mbps)")
+    ax.set_ylim(bottom=0)
+    return fig
+
+
+def group_goodput(groups: pd.DataFrame, *, title: str = "") -> Figure:
+    """Goodput of each flow group over time (one line per group)."""
+    fig, ax = _figure(title)
+    if not groups.empty and {"t_s", "group", "goodput_mbps"} <= set(groups.columns):
+        for name, g in groups.groupby("group", sort=False):
+            ax.plot(g["t_s"], g["goodput_mbps"], lw=1.0, label=str(name))
+        ax.legend(loc="upper right")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("goodput (Mbps)")
+    ax.set_ylim(bottom=0)
+    return fig
+
+
+def comparison(
+    table: pd.DataFrame, flows: Mapping[str, pd.DataFrame], *, title: str = ""
+) -> Figure:
+    """Several runs side by side: goodput against RTT (one series per run) and bars of the
+    headline metrics (utilisation, Jain index, mean queueing delay, loss rate).
+
+    ``table`` has one row per run with columns ``run``, ``utilisation``, ``jain_index``,
+    ``delay_ms_mean``, ``loss_rate``; ``flows`` maps each run to its flows table.
+    """
+    fig = plt.figure(figsize=(12, 7), layout="constrained")
+    if title:
+        fig.suptitle(title)
+    grid = fig.add_gridspec(2, 4)
+    ax = fig.add_subplot(grid[0, :])
+    for run, f in flows.items():
+        if {"rtt_ms", "goodput_mbps"} <= set(f.columns):
+            f = f.sort_values("rtt_ms")
+            ax.plot(f["rtt_ms"], f["goodput_mbps"], marker="o", ms=3, lw=0.8, label=run)
+    ax.set_xlabel("base RTT (ms)")
+    ax.set_ylabel("goodput (Mbps)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    metrics = [
+        ("utilisation", "utilisation"),
+        ("jain_index", "Jain index"),
+        ("delay_ms_mean", "mean queueing delay (ms)"),
+        ("loss_rate", "loss rate"),
+    ]
+    colours = [f"C{i}" for i in range(len(table))]
+    for i, (col, label) in enumerate(metrics):
+        bar_ax = fig.add_subplot(grid[1, i])
+        if col in table:
+            bar_ax.bar(table["run"].astype(str), table[col], color=colours)
+        bar_ax.set_title(label, fontsize=10)
+        bar_ax.tick_params(axis="x", labelrotation=30)
+        bar_ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+def save(fig: Figure, path: str | Path, *, dpi: int = 120) -> None:
+    """Writes ``fig`` as PNG and closes it."""
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)

@@ -1,0 +1,109 @@
+"""Readable terminal output (rich): a run's summary, the algorithm list, a comparison."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+
+def _num(v: Any, fmt: str = ".4g") -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return format(v, fmt)
+    return str(v)
+
+
+def _stats(v: Any, keys: tuple[str, ...], fmt: str = ".3g") -> str:
+    if not isinstance(v, Mapping):
+        return _num(v)
+    return "  ".join(f"{k} {_num(v[k], fmt)}" for k in keys if k in v)
+
+
+def print_summary(
+    summary: Mapping[str, Any],
+    *,
+    title: str = "",
+    out_dir: Path | None = None,
+    console: Console | None = None,
+) -> None:
+    """The headline numbers of one run, then one line per flow group."""
+    console = console or Console()
+    t = Table(title=f"aqmlab run: {title}" if title else "aqmlab run", show_header=False)
+    t.add_column("metric", style="bold")
+    t.add_column("value")
+    rows: list[tuple[str, str]] = [
+        ("utilisation", _num(summary.get("utilisation"), ".2%")),
+        ("loss rate", _num(summary.get("loss_rate"), ".3%")),
+        (
+            "arrivals / departures",
+            f"{_num(summary.get('arrivals'))} / {_num(summary.get('departures'))}",
+        ),
+        ("drops", _stats(summary.get("drops"), tuple(summary.get("drops") or ()))),
+        ("marks", _num(summary.get("marks"))),
+        ("Jain index", _num(summary.get("jain_index"), ".4f")),
+        ("goodput (Mbps)", _stats(summary.get("goodput_mbps"), ("min", "mean", "max"))),
+        ("queue (packets)", _stats(summary.get("queue_pkts"), ("mean", "std"))),
+        ("queueing delay (ms)", _stats(summary.get("delay_ms"), ("mean", "p50", "p99"))),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    console.print(t)
+    groups = summary.get("groups")
+    if isinstance(groups, Mapping) and groups:
+        g = Table(title="groups")
+        fields: list[str] = []
+        for stats in groups.values():
+            if isinstance(stats, Mapping):
+                fields += [k for k in stats if k not in fields]
+        g.add_column("group", style="bold")
+        for f in fields:
+            g.add_column(f, justify="right")
+        for name, stats in groups.items():
+            stats = stats if isinstance(stats, Mapping) else {}
+            g.add_row(str(name), *(_stats(stats.get(f), ("min", "mean", "max")) for f in fields))
+        console.print(g)
+    if out_dir is not None:
+        console.print(f"results written to [bold]{out_dir}[/bold]")
+
+
+def print_algorithms(algos: list[dict[str, Any]], *, console: Console | None = None) -> None:
+    """Each algorithm: kind, name, source, then its parameters with defaults."""
+    console = console or Console()
+    for a in algos:
+        console.print(f"[bold cyan]{a['kind']}[/bold cyan]  {a['name']}")
+        console.print(f"  source: {a['source']}", highlight=False)
+        if a["params"]:
+            t = Table(show_edge=False, box=None, padding=(0, 2, 0, 4))
+            t.add_column("key", style="bold")
+            t.add_column("default")
+            t.add_column("meaning")
+            for p in a["params"]:
+                t.add_row(p["key"], p["default"], p["help"])
+            console.print(t)
+        console.print()
+
+
+def print_comparison(
+    table: pd.DataFrame, *, out_dir: Path | None = None, console: Console | None = None
+) -> None:
+    """The comparison: one column per run, one row per metric (fits a terminal)."""
+    console = console or Console()
+    t = Table(title="aqmlab compare")
+    t.add_column("metric", style="bold")
+    for run in table["run"]:
+        t.add_column(str(run), justify="right")
+    for col in table.columns:
+        if col == "run":
+            continue
+        t.add_row(str(col), *(_num(v) for v in table[col]))
+    console.print(t)
+    if out_dir is not None:
+        console.print(f"results and comparison.png written to [bold]{out_dir}[/bold]")

@@ -1,0 +1,114 @@
+"""Results of one run: the summary, four columnar tables, and writing them to disk.
+
+Files written by :meth:`Results.write` (into ``out_dir``):
+
+=================  ===========================================================================
+``summary.json``   the core's summary, byte for byte (stable keys, see docs/scenarios.md)
+``scenario.toml``  the resolved scenario: every default written out (rerun it to reproduce)
+``flows.parquet``  one row per flow: id, group, rtt_ms, goodput_mbps, drops, marks, ...
+``queue.parquet``  bottleneck queue sampled every ``sample_interval``: t_s, qlen_pkts, AQM probes
+``groups.parquet`` per-group goodput per ``series_bin``, long format: t_s, group, goodput_mbps
+``links.parquet``  per-link counters: arrivals, enqueued, dequeued, drops, marks, backlog, ...
+``*.png``          queue.png, goodput_vs_rtt.png, group_goodput.png
+=================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+TABLES = ("flows", "queue", "groups", "links")
+
+
+def _to_arrow(columns: dict[str, Any]) -> pa.Table:
+    return pa.table({name: pa.array(values) for name, values in columns.items()})
+
+
+@dataclass
+class Results:
+    """One run's results. ``flows``/``queue``/``groups``/``links`` are ``pyarrow.Table``s
+    (``.to_pandas()`` for DataFrames); ``summary`` is the parsed ``summary_json``."""
+
+    name: str
+    summary_json: str
+    scenario_toml: str
+    flows: pa.Table
+    queue: pa.Table
+    groups: pa.Table
+    links: pa.Table
+    _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any], *, name: str) -> Results:
+        tables = raw["tables"]
+        return cls(
+            name=name,
+            summary_json=raw["summary_json"],
+            scenario_toml=raw["scenario_toml"],
+            **{t: _to_arrow(tables.get(t, {})) for t in TABLES},
+        )
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        if self._summary is None:
+            self._summary = json.loads(self.summary_json)
+        return self._summary
+
+    def table(self, name: str) -> pa.Table:
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+        table: pa.Table = getattr(self, name)
+        return table
+
+    def write(self, out_dir: str | Path, *, plots: bool = True) -> Path:
+        """Writes every file into ``out_dir`` and returns it.
+
+        Everything is first written into a temporary directory beside ``out_dir`` and renamed
+        into place at the end, so an interrupted or failed write never leaves a directory that
+        looks like a complete result. An existing ``out_dir`` is replaced.
+        """
+        out = Path(out_dir)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        try:
+            (tmp / "summary.json").write_text(self.summary_json, encoding="utf-8")
+            (tmp / "scenario.toml").write_text(self.scenario_toml, encoding="utf-8")
+            for name in TABLES:
+                pq.write_table(self.table(name), tmp / f"{name}.parquet")
+            if plots:
+                self._write_plots(tmp)
+            _replace_dir(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out
+
+    def _write_plots(self, into: Path) -> None:
+        from aqmlab import plots
+
+        figures = {
+            "queue.png": plots.queue_length(self.queue.to_pandas(), title=self.name),
+            "goodput_vs_rtt.png": plots.goodput_vs_rtt(self.flows.to_pandas(), title=self.name),
+            "group_goodput.png": plots.group_goodput(self.groups.to_pandas(), title=self.name),
+        }
+        for file, fig in figures.items():
+            plots.save(fig, into / file)
+
+
+def _replace_dir(new: Path, dest: Path) -> None:
+    """Renames ``new`` to ``dest``; an existing ``dest`` is moved aside first, then deleted."""
+    old: Path | None = None
+    if dest.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
+        dest.rename(old / dest.name)
+    new.rename(dest)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

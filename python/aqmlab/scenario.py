@@ -1,0 +1,165 @@
+"""Scenario files: load TOML, apply ``--set`` overrides, hand the text to Rust.
+
+Python never validates a scenario itself: it only parses the file, edits the document the user
+asked to edit, and re-serialises it. The Rust core owns the one schema, so the CLI and the library
+cannot disagree. The only errors raised here are about the file (missing, not TOML) and about
+override paths that do not exist in the document (``flows.7.count`` when there are two groups).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import tomli_w
+
+from aqmlab._core import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+#: A scenario as the API accepts it: a path to a ``.toml`` file, TOML text, or a parsed document.
+ScenarioLike: TypeAlias = "str | Path | Mapping[str, Any]"
+#: Overrides: ``["flows.0.count=64", ...]`` (values as TOML literals) or ``{"flows.0.count": 64}``.
+Overrides: TypeAlias = "Iterable[str] | Mapping[str, Any] | None"
+
+
+def scenario_error(path: str, value: str, allowed: str) -> ScenarioError:
+    """An ``aqmlab.ScenarioError`` made on the Python side, shaped like the core's."""
+    err = ScenarioError(f"{path or '<scenario>'}: {value} ({allowed})")
+    err.path = path
+    err.value = value
+    err.allowed = allowed
+    return err
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Parses a scenario file (TOML) into a document."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise scenario_error(str(p), "no such file", "a readable scenario file") from None
+    except OSError as e:
+        raise scenario_error(str(p), e.strerror or str(e), "a readable scenario file") from None
+    return loads(text, source=str(p))
+
+
+def loads(text: str, *, source: str = "") -> dict[str, Any]:
+    """Parses scenario TOML text into a document."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise scenario_error(source, f"TOML syntax error: {e}", "valid TOML") from None
+
+
+def parse_value(text: str) -> Any:
+    """Reads an override value as a TOML literal (``64``, ``0.05``, ``true``, ``nan``,
+    ``"5ms"``, ``[1, 2]``, ``{ kind = "red" }``), falling back to the raw string (``5ms``)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """Splits ``key.path=value`` into the key path and the parsed value."""
+    key, sep, value = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise scenario_error(item, "not of the form key.path=value", "--set key.path=value")
+    return key, parse_value(value.strip())
+
+
+def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Sets ``doc[a][b][0][c] = value`` for ``key = "a.b.0.c"``.
+
+    Missing tables on the way are created; list elements must already exist (an index into a
+    list must be in range). Whether the key means anything is for the core to say.
+    """
+    parts = key.split(".")
+    node: Any = doc
+    for depth, part in enumerate(parts):
+        here = ".".join(parts[: depth + 1])
+        last = depth == len(parts) - 1
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise scenario_error(here, part, f"a list index in 0..{len(node) - 1}")
+            idx = int(part)
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if part not in node:
+                    node[part] = {}
+                node = node[part]
+        else:
+            parent = ".".join(parts[:depth])
+            raise scenario_error(parent, repr(node), f"a table or list to set {key!r} in")
+
+
+def apply_overrides(doc: dict[str, Any], overrides: Overrides) -> dict[str, Any]:
+    """Applies overrides in order (later ones win) and returns ``doc`` (edited in place)."""
+    if overrides is None:
+        return doc
+    if isinstance(overrides, Mapping):
+        items = [(str(k), v) for k, v in overrides.items()]
+    elif isinstance(overrides, str):
+        items = [parse_override(overrides)]
+    else:
+        items = [parse_override(o) for o in overrides]
+    for key, value in items:
+        set_path(doc, key, value)
+    return doc
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and "=" not in s and (s.endswith(".toml") or Path(s).is_file())
+
+
+def resolve(
+    scenario: ScenarioLike, *, overrides: Overrides = None, seed: int | None = None
+) -> tuple[dict[str, Any], str]:
+    """Loads ``scenario`` (path, TOML text or document), applies the overrides and the seed.
+
+    Returns the document and a short name for it (the file stem, the ``name`` key, or
+    ``"scenario"``).
+    """
+    if isinstance(scenario, Mapping):
+        doc = _deep_copy(scenario)
+        stem = ""
+    elif isinstance(scenario, Path) or _looks_like_path(scenario):
+        doc = load(scenario)
+        stem = Path(scenario).stem
+    else:
+        doc = loads(scenario)
+        stem = ""
+    apply_overrides(doc, overrides)
+    if seed is not None:
+        doc["seed"] = seed
+    name = stem or str(doc.get("name") or "") or "scenario"
+    return doc, name
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """Serialises a document back to TOML (NaN and infinities survive: TOML has ``nan``/``inf``)."""
+    return tomli_w.dumps(doc)
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_deep_copy(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return math.nan
+    return value

@@ -1,0 +1,71 @@
+"""``aqmlab.replay``: one qdisc driven by script, decisions checked by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+import aqmlab
+from conftest import needs_kind
+
+
+def test_droptail_overflows_at_its_buffer():
+    events = [("enqueue", 0.0), ("enqueue", 0.001), ("enqueue", 0.002), ("dequeue", 0.003)]
+    recs = aqmlab.replay("droptail", events, buffer=2)
+    assert [r["action"] for r in recs] == ["enqueued", "enqueued", "dropped", "dequeued"]
+    assert recs[2]["reason"] == "overflow"
+    assert [r["packet"] for r in recs] == [0, 1, 2, 0]  # FIFO: packet 0 leaves first
+    assert [r["qlen_pkts_before"] for r in recs] == [0, 1, 2, 2]
+    assert [r["qlen_bytes_before"] for r in recs] == [0, 1000, 2000, 2000]
+    assert recs[3]["t_s"] == pytest.approx(0.003)
+    assert recs[3]["t_ns"] == 3_000_000
+
+
+def test_dequeue_of_an_empty_queue_and_dict_events():
+    recs = aqmlab.replay(
+        {"kind": "droptail"},
+        [{"op": "dequeue", "t_ns": 5}, {"op": "enqueue", "t": 1e-6, "size": 40, "flow": 3}],
+    )
+    assert [r["action"] for r in recs] == ["empty", "enqueued"]
+    assert recs[1]["qlen_bytes_before"] == 0
+
+
+@needs_kind("red")
+def test_red_forces_a_drop_once_the_average_reaches_max_th():
+    # With w_q = 1 the average is the instantaneous queue seen by each arrival: 0, 1, 2, 3.
+    # At 3 = max_th the drop is forced (non-gentle RED); at 1 and 2 it is early-drop territory,
+    # where p_b = max_p (avg - min_th) / (max_th - min_th) <= 0.05, and a uniform of 0.99 passes.
+    red = {"kind": "red", "min_th": 1, "max_th": 3, "max_p": 0.1, "w_q": 1.0}
+    events = [("enqueue", i * 1e-4) for i in range(4)]
+    recs = aqmlab.replay(red, events, uniforms=[0.99] * 4)
+    assert [r["action"] for r in recs] == ["enqueued", "enqueued", "enqueued", "dropped"]
+    assert recs[3]["reason"] == "forced"
+    assert [r["probes"]["avg"] for r in recs] == pytest.approx([0.0, 1.0, 2.0, 3.0])
+    assert recs[-1]["draws"] <= 4
+
+
+@needs_kind("red")
+def test_red_reports_an_overrun_uniform_script():
+    red = {"kind": "red", "min_th": 1, "max_th": 30, "max_p": 0.5, "w_q": 1.0}
+    events = [("enqueue", i * 1e-4) for i in range(10)]
+    with pytest.raises(aqmlab.ScenarioError):
+        aqmlab.replay(red, events, uniforms=[])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "path"),
+    [
+        ({"qdisc": "magic"}, "qdisc.kind"),
+        ({"qdisc": {"kind": "droptail", "limt": 3}}, "qdisc.limt"),
+        ({"buffer": 0}, "buffer"),
+        ({"buffer": "10 furlongs"}, "buffer"),
+        ({"link_rate": "fast"}, "link_rate"),
+        ({"link_rate": 0}, "link_rate"),
+        ({"events": [("teleport", 0.0)]}, "events.0.op"),
+        ({"events": [("enqueue", -1.0)]}, "events.0.1"),
+    ],
+)
+def test_replay_errors_name_the_argument(kwargs, path):
+    args = {"qdisc": "droptail", "events": [("enqueue", 0.0)], **kwargs}
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.replay(args.pop("qdisc"), args.pop("events"), **args)
+    assert e.value.path == path

@@ -1,0 +1,43 @@
+"""Every scenario file shipped in scenarios/ validates, and runs (shortened)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab import scenario as sc
+from conftest import ROOT, kinds
+
+FILES = sorted((ROOT / "scenarios").rglob("*.toml"))
+
+
+def _kind(path: Path) -> str:
+    return sc.load(path).get("bottleneck", {}).get("qdisc", {}).get("kind", "droptail")
+
+
+def _skip_unbuilt(path: Path) -> None:
+    kind = _kind(path)
+    if kind not in kinds():
+        pytest.skip(f"algorithm {kind!r} of {path.name} not in this build yet")
+
+
+def test_there_are_scenarios():
+    assert len(FILES) >= 3
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_scenario_validates(path: Path):
+    _skip_unbuilt(path)
+    resolved = aqmlab.validate(path)
+    assert aqmlab.validate(resolved) == resolved
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_scenario_runs_shortened(path: Path):
+    _skip_unbuilt(path)
+    res = aqmlab.run(path, set=["duration=3s", "warmup=1s"])
+    assert 0.0 < res.summary["utilisation"] <= 1.0
+    expected_flows = sum(g.get("count", 1) for g in sc.load(path)["flows"])
+    assert res.flows.num_rows == expected_flows
