@@ -37,7 +37,7 @@ setup: $(VENV)/.built ## create .venv, install the Python dependencies, build th
 demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results under results/demo/
 	$(PY) -m aqmlab.demo --out results/demo
 
-test: test-rust test-py ## all tests: cargo test (core and binding) + pytest
+test: lint test-rust test-py ## all checks: fmt, clippy, ruff, then cargo test (core and binding) + pytest
 
 test-rust: setup ## Rust tests (core, then the binding's unit tests)
 	$(CARGO) test
