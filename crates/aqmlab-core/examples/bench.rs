@@ -4,6 +4,17 @@
 //! `cargo run --release -p aqmlab-core --example bench -- [SCENARIO.toml] [REPEATS]`
 use std::time::Instant;
 
+/// CPU seconds (user + system) this process has used so far.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let path = args
@@ -23,8 +34,10 @@ fn main() {
     let mut best = f64::INFINITY;
     for i in 0..repeats {
         let t0 = Instant::now();
+        let c0 = cpu_seconds();
         let out = aqmlab_core::scenario::run::run(&scenario);
         let wall = t0.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - c0;
         best = best.min(wall);
         let links = &out.links;
         let roles = match links.get("role") {
@@ -34,9 +47,11 @@ fn main() {
         let b = roles.iter().position(|r| r == "bottleneck").unwrap_or(0);
         let bpkts = links.i64("arrivals").map_or(0, |a| a[b]);
         println!(
-            "run {i}: wall {wall:.3} s | {:.2} M events/s | {:.0} k bottleneck packets/wall-s | utilisation {:.4} | sim {} s",
-            out.events as f64 / wall / 1e6,
+            "run {i}: wall {wall:.3} s | cpu {cpu:.3} s | {} events ({:.2} M per cpu-s) | {bpkts} bottleneck packets ({:.0} k per wall-s, {:.0} k per cpu-s) | utilisation {:.4} | {} simulated s",
+            out.events,
+            out.events as f64 / cpu / 1e6,
             bpkts as f64 / wall / 1e3,
+            bpkts as f64 / cpu / 1e3,
             out.summary["utilisation"].as_f64().unwrap_or(0.0),
             scenario.file.duration.as_secs_f64(),
         );
