@@ -153,7 +153,7 @@ def test_write_puts_every_file_in_place(tiny_results, tmp_path: Path):
     } <= names
     assert (out / "summary.json").read_bytes() == tiny_results.summary_json.encode()
     assert (out / "scenario.toml").read_text() == tiny_results.scenario_toml
-    for name in ("flows", "queue", "groups", "links"):
+    for name in ("flows", "queue", "groups", "links", "transfers"):
         back = pq.read_table(out / f"{name}.parquet")
         assert back.schema == tiny_results.table(name).schema
         # (NaN-aware: finite flows' completion_s is NaN for unfinished flows)
