@@ -46,6 +46,13 @@ struct Fifo {
     busy_until: SimTime,
     stats: QdiscStats,
     enqueued_bytes: u64,
+    /// Entries ever pushed into / popped from the pipe, and the absolute index of the first
+    /// entry whose transmission had not started at the last look. Start times increase along
+    /// the pipe, so this cursor only moves forward: counting the waiting packets is O(1)
+    /// amortised instead of a search per arrival.
+    pushed: u64,
+    popped: u64,
+    cursor: u64,
 }
 
 /// Counters of a link at one instant, for the links table and conservation checks.
@@ -105,6 +112,9 @@ impl Link {
             busy_until: SimTime::ZERO,
             stats: QdiscStats::default(),
             enqueued_bytes: 0,
+            pushed: 0,
+            popped: 0,
+            cursor: 0,
         });
         Link {
             to: spec.to,
@@ -142,7 +152,7 @@ impl Link {
 
     #[inline]
     fn offer_fifo(&mut self, now: SimTime, pkt: Packet) -> Next {
-        let waiting = self.waiting(now);
+        let waiting = self.advance_waiting(now);
         let waiting_bytes = match self.fifo.as_ref().map(|f| f.limit) {
             Some(BufferLimit::Bytes(_)) => self
                 .pipe
@@ -169,6 +179,7 @@ impl Link {
         let start = now.max(f.busy_until);
         f.busy_until = start + tx;
         let arrival = f.busy_until + self.delay;
+        f.pushed += 1;
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back(InFlight {
             arrival,
@@ -182,9 +193,28 @@ impl Link {
         }
     }
 
-    /// FIFO mode: packets in the pipe whose transmission has not started by `now`.
+    /// FIFO mode: packets in the pipe whose transmission has not started by `now` (a search;
+    /// for reports).
     fn waiting(&self, now: SimTime) -> usize {
         self.pipe.len() - self.pipe.partition_point(|e| e.start <= now)
+    }
+
+    /// FIFO mode, hot path: the same count as `waiting`, moving the cursor forward. `now` never
+    /// decreases between calls.
+    #[inline]
+    fn advance_waiting(&mut self, now: SimTime) -> usize {
+        let Some(f) = self.fifo.as_mut() else {
+            return 0;
+        };
+        if f.busy_until <= now {
+            f.cursor = f.pushed;
+            return 0;
+        }
+        f.cursor = f.cursor.max(f.popped);
+        while f.cursor < f.pushed && self.pipe[(f.cursor - f.popped) as usize].start <= now {
+            f.cursor += 1;
+        }
+        (f.pushed - f.cursor) as usize
     }
 
     /// Dequeues the next packet and starts serialising it (queued mode).
@@ -231,6 +261,9 @@ impl Link {
     #[inline]
     pub fn take_arrival(&mut self) -> Option<(Packet, Option<SimTime>)> {
         let e = self.pipe.pop_front()?;
+        if let Some(f) = self.fifo.as_mut() {
+            f.popped += 1;
+        }
         Some((e.pkt, self.pipe.front().map(|e| e.arrival)))
     }
 
