@@ -12,30 +12,63 @@ use common::*;
 use serde_json::Value;
 
 fn reference(name: &str) -> Value {
-    let path = format!("{}/../../bench/reference/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap()
+    let path = format!(
+        "{}/../../bench/reference/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .unwrap()
 }
 
 fn scenario(name: &str) -> String {
-    let path = format!("{}/../../bench/scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../bench/scenarios/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 fn within(what: &str, ours: f64, theirs: f64, rel: f64) {
     let dev = (ours - theirs).abs() / theirs.abs().max(1e-12);
-    println!("{what}: aqmlab {ours:.5}, ns-3 {theirs:.5} ({:+.1} %)", (ours / theirs - 1.0) * 100.0);
-    assert!(dev <= rel, "{what}: aqmlab {ours} vs ns-3 {theirs}: {:.0} % apart (allowed {:.0} %)", dev * 100.0, rel * 100.0);
+    println!(
+        "{what}: aqmlab {ours:.5}, ns-3 {theirs:.5} ({:+.1} %)",
+        (ours / theirs - 1.0) * 100.0
+    );
+    assert!(
+        dev <= rel,
+        "{what}: aqmlab {ours} vs ns-3 {theirs}: {:.0} % apart (allowed {:.0} %)",
+        dev * 100.0,
+        rel * 100.0
+    );
 }
 
 #[test]
 fn ten_flows_agree_with_ns3_sack() {
     let ours = run(&scenario("dumbbell_10mbps_10flows.toml"));
     assert_conserved(&ours);
-    for name in ["ns3_dumbbell_10mbps_10flows_sack.json", "ns3_dumbbell_10mbps_10flows_linuxreno_sack.json"] {
+    for name in [
+        "ns3_dumbbell_10mbps_10flows_sack.json",
+        "ns3_dumbbell_10mbps_10flows_linuxreno_sack.json",
+    ] {
         let ns3 = reference(name);
-        within("utilisation", f(&ours, "utilisation"), ns3["utilization"].as_f64().unwrap(), 0.02);
-        within("loss rate", f(&ours, "loss_rate"), ns3["loss_rate"].as_f64().unwrap(), 0.30);
-        within("Jain index", f(&ours, "jain_index"), ns3["jain_index"].as_f64().unwrap(), 0.02);
+        within(
+            "utilisation",
+            f(&ours, "utilisation"),
+            ns3["utilization"].as_f64().unwrap(),
+            0.02,
+        );
+        within(
+            "loss rate",
+            f(&ours, "loss_rate"),
+            ns3["loss_rate"].as_f64().unwrap(),
+            0.30,
+        );
+        within(
+            "Jain index",
+            f(&ours, "jain_index"),
+            ns3["jain_index"].as_f64().unwrap(),
+            0.02,
+        );
     }
 }
 
@@ -44,9 +77,24 @@ fn hundred_flows_at_155mbps_agree_with_ns3_sack() {
     let ours = run(&scenario("dumbbell_155mbps_100flows.toml"));
     assert_conserved(&ours);
     let ns3 = reference("ns3_dumbbell_155mbps_100flows_linuxreno_sack.json");
-    within("utilisation", f(&ours, "utilisation"), ns3["utilization"].as_f64().unwrap(), 0.06);
-    within("loss rate", f(&ours, "loss_rate"), ns3["loss_rate"].as_f64().unwrap(), 0.30);
-    within("Jain index", f(&ours, "jain_index"), ns3["jain_index"].as_f64().unwrap(), 0.05);
+    within(
+        "utilisation",
+        f(&ours, "utilisation"),
+        ns3["utilization"].as_f64().unwrap(),
+        0.06,
+    );
+    within(
+        "loss rate",
+        f(&ours, "loss_rate"),
+        ns3["loss_rate"].as_f64().unwrap(),
+        0.30,
+    );
+    within(
+        "Jain index",
+        f(&ours, "jain_index"),
+        ns3["jain_index"].as_f64().unwrap(),
+        0.05,
+    );
     within(
         "mean queue",
         ours.summary["queue_pkts"]["mean"].as_f64().unwrap(),
