@@ -34,6 +34,8 @@ def queue_length(queue: pd.DataFrame, *, title: str = "") -> Figure:
     fig, ax = _figure(title)
     if not queue.empty and "t_s" in queue and "qlen_pkts" in queue:
         ax.plot(queue["t_s"], queue["qlen_pkts"], lw=0.6, label="queue (packets)")
+        if "qlen_avg_pkts" in queue:
+            ax.plot(queue["t_s"], queue["qlen_avg_pkts"], lw=1.0, label="time average per sample")
         for probe in QUEUE_PROBES:
             if probe in queue:
                 ax.plot(queue["t_s"], queue[probe], lw=1.2, label=f"{probe} (AQM)")

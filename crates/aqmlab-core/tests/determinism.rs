@@ -33,3 +33,23 @@ fn same_seed_same_bytes_other_seed_differs() {
     assert_conserved(&a);
     assert_conserved(&c);
 }
+
+#[test]
+fn queue_time_average_matches_the_sampled_mean() {
+    // Over a long window the exact time average and the mean of 20 ms samples estimate the same
+    // quantity; they must agree closely, and the time average can never exceed the buffer.
+    let out = run(&SCENARIO.replace("SEED", "3").replace("\"20s\"", "\"60s\""));
+    let avg = col_f64(&out.queue, "qlen_avg_pkts");
+    let inst = col_f64(&out.queue, "qlen_pkts");
+    assert!(
+        avg.iter().all(|&a| (0.0..=50.0).contains(&a)),
+        "time averages within [0, buffer]"
+    );
+    let n = avg.len() as f64;
+    let (ma, mi) = (avg.iter().sum::<f64>() / n, inst.iter().sum::<f64>() / n);
+    assert!(mi > 5.0, "the queue is busy: sampled mean {mi}");
+    assert!(
+        (ma - mi).abs() < 0.05 * mi,
+        "time average {ma} vs sampled mean {mi}"
+    );
+}

@@ -91,6 +91,11 @@ pub struct Link {
     tx_packets: u64,
     pub tx_bytes: u64,
     pub lost_on_wire: u64,
+    /// Time integral of the queue length (packets × ns) up to `q_last_change` (queued mode),
+    /// for exact time averages between samples.
+    q_area: u128,
+    q_last_change: SimTime,
+    q_last_len: u64,
     /// Sojourn times of departing packets go to this hook when set (bottleneck only).
     pub on_depart: Option<fn(&mut crate::metrics::DelayHistogram, SimTime, &Packet)>,
     pub delay_hist: crate::metrics::DelayHistogram,
@@ -131,9 +136,24 @@ impl Link {
             tx_packets: 0,
             tx_bytes: 0,
             lost_on_wire: 0,
+            q_area: 0,
+            q_last_change: SimTime::ZERO,
+            q_last_len: 0,
             on_depart: None,
             delay_hist: crate::metrics::DelayHistogram::default(),
         }
+    }
+
+    /// Queued mode: integrates the queue length up to `now`; call before the queue changes.
+    #[inline]
+    fn integrate_queue(&mut self, now: SimTime) {
+        self.q_area += self.q_last_len as u128 * (now - self.q_last_change).0 as u128;
+        self.q_last_change = now;
+    }
+
+    /// Time integral of the queue length from the start to `now`, in packet·nanoseconds.
+    pub fn queue_area(&self, now: SimTime) -> u128 {
+        self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128
     }
 
     /// Offers a packet to the link's egress.
@@ -142,12 +162,15 @@ impl Link {
         if self.fifo.is_some() {
             return self.offer_fifo(now, pkt);
         }
+        self.integrate_queue(now);
         self.qdisc.enqueue(now, pkt, &mut self.rng);
-        if self.transmitting.is_none() {
+        let next = if self.transmitting.is_none() {
             self.start_next(now)
         } else {
             Next::Nothing
-        }
+        };
+        self.q_last_len = self.qdisc.len_pkts() as u64;
+        next
     }
 
     #[inline]
@@ -253,7 +276,10 @@ impl Link {
                 });
             }
         }
-        (arrival, self.start_next(now))
+        self.integrate_queue(now);
+        let next = self.start_next(now);
+        self.q_last_len = self.qdisc.len_pkts() as u64;
+        (arrival, next)
     }
 
     /// Takes the packet at the head of the pipe (its arrival event fired). Returns it and the

@@ -89,6 +89,9 @@ struct Series {
     t: Vec<f64>,
     qlen_pkts: Vec<f64>,
     qlen_bytes: Vec<f64>,
+    /// Time-average queue length over each sample interval (exact integral), packets.
+    qlen_avg: Vec<f64>,
+    last_area: u128,
     probes: Vec<Vec<f64>>,
     bin_t: Vec<f64>,
     bin_group: Vec<String>,
@@ -268,6 +271,8 @@ impl Simulator {
                 t: Vec::new(),
                 qlen_pkts: Vec::new(),
                 qlen_bytes: Vec::new(),
+                qlen_avg: Vec::new(),
+                last_area: 0,
                 probes: Vec::new(),
                 bin_t: Vec::new(),
                 bin_group: Vec::new(),
@@ -515,6 +520,15 @@ impl Simulator {
         s.t.push(self.now.as_secs_f64());
         s.qlen_pkts.push(b.qdisc.len_pkts() as f64);
         s.qlen_bytes.push(b.qdisc.len_bytes() as f64);
+        let area = b.queue_area(self.now);
+        let interval = self.scenario.file.sample_interval.0 as f64;
+        // The first sample (t = 0) has no interval behind it: the queue is empty then.
+        s.qlen_avg.push(if s.t.len() == 1 {
+            0.0
+        } else {
+            (area - s.last_area) as f64 / interval
+        });
+        s.last_area = area;
         let first = s.probe_names.is_empty() && s.t.len() == 1;
         let mut k = 0;
         b.qdisc.probe(&mut |name, v| {
@@ -849,6 +863,10 @@ impl Simulator {
         t.push("t_s", Column::F64(std::mem::take(&mut s.t)));
         t.push("qlen_pkts", Column::F64(std::mem::take(&mut s.qlen_pkts)));
         t.push("qlen_bytes", Column::F64(std::mem::take(&mut s.qlen_bytes)));
+        t.push(
+            "qlen_avg_pkts",
+            Column::F64(std::mem::take(&mut s.qlen_avg)),
+        );
         for (name, col) in s.probe_names.iter().zip(std::mem::take(&mut s.probes)) {
             t.push(name, Column::F64(col));
         }
