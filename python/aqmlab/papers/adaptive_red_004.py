@@ -53,7 +53,7 @@ from aqmlab.sweep import Point, grid, load_table
 
 ID = "adaptive_red_004"
 MAX_P_FULL = [0.01, 0.016, 0.025, 0.04, 0.063, 0.1, 0.16, 0.25, 0.4, 0.63, 1.0]
-MAX_P_QUICK = [0.01, 0.063, 0.4]
+MAX_P_QUICK = [0.01, 0.063, 1.0]
 #: Figs. 6/7: 8 connections, then 32, every 40 s.
 PHASES = [(0, 40, 8), (40, 80, 32), (80, 120, 8), (120, 160, 32), (160, 200, 8)]
 VARIANTS = {
