@@ -9,7 +9,7 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 ``queue.parquet``  bottleneck queue sampled every ``sample_interval``: t_s, qlen_pkts, AQM probes
 ``groups.parquet`` per-group goodput per ``series_bin``, long format: t_s, group, goodput_mbps
 ``links.parquet``  per-link counters: arrivals, enqueued, dequeued, drops, marks, backlog, ...
-``transfers.parquet`` one row per completed web-like transfer: flow, group, start_s, duration_s
+``transfers.parquet`` completed web transfers: flow, group, start_s, duration_s
 ``*.png``          queue.png, goodput_vs_rtt.png, group_goodput.png
 =================  ===========================================================================
 """
@@ -46,7 +46,7 @@ class Results:
     queue: pa.Table
     groups: pa.Table
     links: pa.Table
-    transfers: pa.Table
+    transfers: pa.Table = field(default_factory=lambda: pa.table({}))
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
