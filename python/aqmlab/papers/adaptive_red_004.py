@@ -159,7 +159,9 @@ def _argmin_max_p(curve: pd.DataFrame) -> float:
 def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     pub = published(f"{ID}.text")
     rep.section("Setup and readings")
-    rep.text(__doc__.split("Readings taken", 1)[1].split("\n", 1)[1].strip() if __doc__ else "")
+    # The module docstring's "Readings taken ..." paragraph, from its first bullet on.
+    readings = __doc__.split("Readings taken", 1)[1] if __doc__ else ""
+    rep.text(readings[readings.find("\n- ") + 1 :].strip() if "\n- " in readings else readings)
     if quick:
         rep.text(
             "**Quick mode**: 60 s runs measured from 30 s, 3 values of max_p, one seed, fewer "
