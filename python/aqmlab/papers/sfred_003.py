@@ -18,12 +18,12 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from aqmlab.reproduce import Report, load_base, published  # noqa: E402
-from aqmlab.sweep import Point, load_table  # noqa: E402
+from aqmlab.reproduce import Report, load_base, published
+from aqmlab.sweep import Point, load_table
 
 ID = "sfred_003"
 PUB = "sfred_nlred_003"
@@ -94,7 +94,7 @@ REPRODUCTION = Sfred003()
 
 
 def _summary(row: pd.Series) -> dict[str, Any]:
-    with open(Path(row["run_dir"]) / "summary.json") as f:
+    with (Path(row["run_dir"]) / "summary.json").open() as f:
         return json.load(f)
 
 
@@ -138,12 +138,17 @@ def _series_figure(
     runs: pd.DataFrame, exp: str, groups: tuple[str, ...], fair: float | None, title: str
 ) -> plt.Figure:
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
-    for ax, a in zip(axes, ALGORITHMS):
+    for ax, a in zip(axes, ALGORITHMS, strict=True):
         g = load_table(_row(runs, exp, a)["run_dir"], "groups")
         for name in groups:
             s = g[g["group"] == name]
-            ax.plot(s["t_s"], s["goodput_mbps"], marker="." if exp != "cbr" else None,
-                    lw=0.8, label=name)
+            ax.plot(
+                s["t_s"],
+                s["goodput_mbps"],
+                marker="." if exp != "cbr" else None,
+                lw=0.8,
+                label=name,
+            )
         if fair is not None:
             ax.axhline(fair, color="k", ls="-.", lw=1, label="fair rate")
         ax.set_title(f"{title}, {LABEL[a]}")
