@@ -40,12 +40,14 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
 
 def test_experiment_1_claims(quick: tuple[Path, pd.DataFrame]) -> None:
     _, runs = quick
-    u = paper.units(paper.main_runs(runs), quick=True)
-    e1 = u[u["key"] == "1"].set_index("algorithm")
+    per_run = paper.units(paper.main_runs(runs), quick=True)
+    r1 = per_run[per_run["key"] == "1"].set_index("algorithm")
     # Jain computed over the 30 flows agrees with the core's summary value.
     for a in paper.ALGORITHMS:
         core = runs[(runs["experiment"] == 1) & (runs["algorithm"] == a)]["jain_index"].iloc[0]
-        assert e1.loc[a, "jain"] == pytest.approx(core, rel=1e-9)
+        assert r1.loc[a, "jain"] == pytest.approx(core, rel=1e-9)
+    u = paper.aggregate(per_run)
+    e1 = u[u["key"] == "1"].set_index("algorithm")
     assert e1.loc["chablis", "jain"] > max(e1.loc[a, "jain"] for a in ("red", "fred", "csfq"))
     width = e1["max"] - e1["min"]
     assert width["chablis"] < width["red"]
@@ -67,12 +69,32 @@ def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFram
             assert 7.0 < sum(row["values"].values()) <= 10.0 + 1e-6
 
 
+def test_jain_and_aggregate_over_seeds() -> None:
+    assert paper.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert paper.jain([1.0, 0.0]) == pytest.approx(0.5)  # (1)^2 / (2 * 1)
+    assert paper.jain([3.0, 1.0]) == pytest.approx(16 / 20)
+    u = pd.DataFrame(
+        [
+            paper._unit_row("2", 2, "red", 1, {"robust": 6.0, "fragile": 2.0}, 0.0, 8.0),
+            paper._unit_row("2", 2, "red", 2, {"robust": 4.0, "fragile": 4.0}, 1.0, 8.0),
+        ]
+    )
+    a = paper.aggregate(u).iloc[0]
+    assert a["seeds"] == 2
+    assert a["min"] == pytest.approx(3.0) and a["max"] == pytest.approx(5.0)
+    assert a["jain"] == pytest.approx((0.8 + 1.0) / 2)
+    assert a["drop_pct"] == pytest.approx(0.5)
+    assert a["values"] == {"robust": pytest.approx(5.0), "fragile": pytest.approx(3.0)}
+
+
 def test_scenarios_follow_the_paper() -> None:
     sc = paper.scenario(1, "chablis", quick=False)
     assert sc["bottleneck"]["rate"] == "10Mbps" and sc["bottleneck"]["delay"] == "5ms"
     tcp = sc["flows"][0]["tcp"]
     assert tcp["max_window"] == 64 and tcp["ecn"] and tcp["rtt_label"] == "min"
     assert sc["flows"][0]["count"] == 30
+    assert [p.labels["seed"] for p in paper.REPRODUCTION.points(quick=True)] == [1] * 30
+    assert len(paper.REPRODUCTION.points(quick=False)) == 35 * len(paper.SEEDS_FULL)
     # Exp. 5 periods: robust off in B, average off in C, fragile off in D.
     act = {g["group"]: g["active"] for g in paper.scenario(5, "red", quick=False)["flows"]}
     assert act["robust"] == [["0s", "30s"], ["60s", "120s"]]
