@@ -94,7 +94,11 @@ def test_scenarios_follow_the_paper() -> None:
     assert tcp["max_window"] == 64 and tcp["ecn"] and tcp["rtt_label"] == "min"
     assert sc["flows"][0]["count"] == 30
     assert [p.labels["seed"] for p in paper.REPRODUCTION.points(quick=True)] == [1] * 30
-    assert len(paper.REPRODUCTION.points(quick=False)) == 35 * len(paper.SEEDS_FULL)
+    # Full: 6 x 5 main points, exp. 1 with ns-2's thresholds (5), Chablis with count spacing (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 5 + 6) * len(paper.SEEDS_FULL)
+    assert sc["bottleneck"]["qdisc"]["count_spacing"] is False
+    counted = paper.scenario(2, "chablis", quick=False, settings="count")
+    assert counted["bottleneck"]["qdisc"]["count_spacing"] is True
     # Exp. 5 periods: robust off in B, average off in C, fragile off in D.
     act = {g["group"]: g["active"] for g in paper.scenario(5, "red", quick=False)["flows"]}
     assert act["robust"] == [["0s", "30s"], ["60s", "120s"]]
