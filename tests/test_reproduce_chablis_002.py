@@ -1,0 +1,106 @@
+"""``aqmlab reproduce chablis_002 --quick``: the report is written and issue 4's claims hold.
+
+The claims are checked on the runs (DataFrame), not on the report's text:
+Chablis's Jain index in experiment 1 is above RED's, FRED's and CSFQ's, its [min, max] band is
+narrower than RED's, and DRR is close to fair.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.papers import chablis_002 as paper
+from conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    out = tmp_path_factory.mktemp("chablis_002")
+    r = run_cli("reproduce", "chablis_002", "--quick", "--out", out, "--workers", "2")
+    assert r.code == 0, r.stderr
+    return out, pd.read_parquet(out / "runs.parquet")
+
+
+def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, runs = quick
+    assert (out / "report.md").is_file() and (out / "report.html").is_file()
+    names = {p.name for p in (out / "figures").glob("*.png")}
+    for fig in ("fig8_exp1", "fig9_exp2", "fig10_exp3", "fig11_exp4", "fig12_exp5", "fig13_exp6"):
+        assert f"{fig}.png" in names
+    md = (out / "report.md").read_text()
+    # The published [min, max] values are shown beside ours (e.g. Chablis exp. 1, RED exp. 6C).
+    assert "[0.25, 0.40]" in md and "[1.36, 8.35]" in md
+    # Every point ran exactly once: 6 experiments x 5 algorithms.
+    assert len(runs) == 30
+    assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
+
+
+def test_experiment_1_claims(quick: tuple[Path, pd.DataFrame]) -> None:
+    _, runs = quick
+    per_run = paper.units(paper.main_runs(runs), quick=True)
+    r1 = per_run[per_run["key"] == "1"].set_index("algorithm")
+    # Jain computed over the 30 flows agrees with the core's summary value.
+    for a in paper.ALGORITHMS:
+        core = runs[(runs["experiment"] == 1) & (runs["algorithm"] == a)]["jain_index"].iloc[0]
+        assert r1.loc[a, "jain"] == pytest.approx(core, rel=1e-9)
+    u = paper.aggregate(per_run)
+    e1 = u[u["key"] == "1"].set_index("algorithm")
+    assert e1.loc["chablis", "jain"] > max(e1.loc[a, "jain"] for a in ("red", "fred", "csfq"))
+    width = e1["max"] - e1["min"]
+    assert width["chablis"] < width["red"]
+    # DRR close to fair: high Jain index, no flow below half its 1/3 Mbps share.
+    assert e1.loc["drr", "jain"] >= 0.9
+    assert e1.loc["drr", "min"] >= 0.5 / 3
+
+
+def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFrame]) -> None:
+    _, runs = quick
+    u = paper.units(paper.main_runs(runs), quick=True)
+    keys = set(u["key"])
+    assert {"5A", "5B", "5C", "5D", "6A", "6B", "6C", "6D"} <= keys
+    # Two clusters are on in periods B-D, so each compares exactly two goodputs; and the link
+    # stays busy: the clusters together get most of the 10 Mbps.
+    for k in ("5B", "5C", "5D"):
+        for _, row in u[u["key"] == k].iterrows():
+            assert len(row["values"]) == 2
+            assert 7.0 < sum(row["values"].values()) <= 10.0 + 1e-6
+
+
+def test_jain_and_aggregate_over_seeds() -> None:
+    assert paper.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert paper.jain([1.0, 0.0]) == pytest.approx(0.5)  # (1)^2 / (2 * 1)
+    assert paper.jain([3.0, 1.0]) == pytest.approx(16 / 20)
+    u = pd.DataFrame(
+        [
+            paper._unit_row("2", 2, "red", 1, {"robust": 6.0, "fragile": 2.0}, 0.0, 8.0),
+            paper._unit_row("2", 2, "red", 2, {"robust": 4.0, "fragile": 4.0}, 1.0, 8.0),
+        ]
+    )
+    a = paper.aggregate(u).iloc[0]
+    assert a["seeds"] == 2
+    assert a["min"] == pytest.approx(3.0) and a["max"] == pytest.approx(5.0)
+    assert a["jain"] == pytest.approx((0.8 + 1.0) / 2)
+    assert a["drop_pct"] == pytest.approx(0.5)
+    assert a["values"] == {"robust": pytest.approx(5.0), "fragile": pytest.approx(3.0)}
+
+
+def test_scenarios_follow_the_paper() -> None:
+    sc = paper.scenario(1, "chablis", quick=False)
+    assert sc["bottleneck"]["rate"] == "10Mbps" and sc["bottleneck"]["delay"] == "5ms"
+    tcp = sc["flows"][0]["tcp"]
+    assert tcp["max_window"] == 64 and tcp["ecn"] and tcp["rtt_label"] == "min"
+    assert sc["flows"][0]["count"] == 30
+    assert [p.labels["seed"] for p in paper.REPRODUCTION.points(quick=True)] == [1] * 30
+    # Full: 6 x 5 main points, exp. 1 with ns-2's thresholds (5), Chablis with count spacing (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 5 + 6) * len(paper.SEEDS_FULL)
+    assert sc["bottleneck"]["qdisc"]["count_spacing"] is False
+    counted = paper.scenario(2, "chablis", quick=False, settings="count")
+    assert counted["bottleneck"]["qdisc"]["count_spacing"] is True
+    # Exp. 5 periods: robust off in B, average off in C, fragile off in D.
+    act = {g["group"]: g["active"] for g in paper.scenario(5, "red", quick=False)["flows"]}
+    assert act["robust"] == [["0s", "30s"], ["60s", "120s"]]
+    assert act["average"] == [["0s", "60s"], ["90s", "120s"]]
+    assert act["fragile"] == [["0s", "90s"]]

@@ -1,0 +1,69 @@
+"""``aqmlab reproduce sfred_003 --quick``: the report is written and issue 4's claims hold.
+
+Checked on the runs: with two CBR-UDP flows SFRED leaves the two TCP flows far more goodput
+than RED does; the web-like transfer delay mean and variance are reported beside Table 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.papers import sfred_003 as paper
+from conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    out = tmp_path_factory.mktemp("sfred_003")
+    r = run_cli("reproduce", "sfred_003", "--quick", "--out", out, "--workers", "2")
+    assert r.code == 0, r.stderr
+    return out, pd.read_parquet(out / "runs.parquet")
+
+
+def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, runs = quick
+    assert (out / "report.md").is_file() and (out / "report.html").is_file()
+    names = {p.name for p in (out / "figures").glob("*.png")}
+    assert {"fig2_3_ftp2.png", "fig4_5_web.png", "fig6_cdf.png", "fig7_8_cbr.png"} <= names
+    md = (out / "report.md").read_text()
+    assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
+    assert len(runs) == 6
+
+
+def test_sfred_protects_tcp_from_cbr(quick: tuple[Path, pd.DataFrame]) -> None:
+    _, runs = quick
+    gp = {a: paper.group_goodput(runs, "cbr", a) for a in paper.ALGORITHMS}
+    tcp = {a: gp[a]["ftp1"] + gp[a]["ftp2"] for a in paper.ALGORITHMS}
+    udp = {a: gp[a]["cbr1"] + gp[a]["cbr2"] for a in paper.ALGORITHMS}
+    # The two 800 kbps CBR flows overload the 1.5 Mbps link: RED leaves TCP little.
+    assert udp["red"] > 1.0 and tcp["red"] < 0.4
+    assert tcp["sfred"] >= 2.0 * tcp["red"] and tcp["sfred"] > 0.8
+    assert udp["sfred"] < udp["red"]
+
+
+def test_web_transfer_delays_are_measured(quick: tuple[Path, pd.DataFrame]) -> None:
+    _, runs = quick
+    for a in paper.ALGORITHMS:
+        st = paper.transfer_stats(runs, a)
+        d = paper.transfer_delays(runs, a)
+        assert st["count"] > 1000
+        # The CDF's delays and the core's summary describe the same transfers.
+        assert d.size == st["count"]
+        assert d.mean() == pytest.approx(st["mean_s"], rel=1e-6)
+        assert d.var() == pytest.approx(st["variance"], rel=1e-3)
+    # SFRED's transfer delay varies less than RED's (Table 1: 3.977 vs 18.18).
+    assert (
+        paper.transfer_stats(runs, "sfred")["variance"]
+        < paper.transfer_stats(runs, "red")["variance"]
+    )
+
+
+def test_two_ftp_flows_share_more_fairly_under_sfred(quick: tuple[Path, pd.DataFrame]) -> None:
+    _, runs = quick
+    gp = {a: paper.group_goodput(runs, "ftp2", a) for a in paper.ALGORITHMS}
+    ratio = {a: gp[a]["ftp1"] / gp[a]["ftp2"] for a in paper.ALGORITHMS}
+    assert ratio["red"] > 1.5  # RED favours the 10 ms flow
+    assert abs(ratio["sfred"] - 1.0) < abs(ratio["red"] - 1.0)
