@@ -29,7 +29,7 @@ $(VENV)/.deps: pyproject.toml
 # maturin installs the package's dependencies (and the dev extra: pytest, ruff) from PyPI and
 # builds the Rust extension into python/aqmlab/ (an editable install).
 $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras dev,dask
 	touch $@
 
 setup: $(VENV)/.built ## create .venv, install the Python dependencies, build the extension
