@@ -2,7 +2,7 @@
 
 ``aqmlab reproduce green_tcp_000 [--quick]``: experiments 1-3 of §7 (Fig. 2-4) on the topology
 of Fig. 1, GREEN-Embedded and GREEN-IDMaps against FRED, SFB and DropTail, plus GREEN without
-the α(t) controller (the original GREEN of Feng et al.) beside GREEN with it.
+the alpha(t) controller (the original GREEN of Feng et al.) beside GREEN with it.
 
 Readings where the paper leaves something open (also written into the report):
 
@@ -20,10 +20,10 @@ Readings where the paper leaves something open (also written into the report):
 - FRED: the paper prints no parameters. min_th = 150 and max_th = 450 packets (a quarter and
   three quarters of the 600-packet buffer), max_p = 0.1, w_q = 0.002, min_q = 2 (FRED's own
   minimum per-flow allowance, which §7.1.1 credits for its fairness).
-- SFB: no parameters printed either: 2 levels × 23 bins (the SFB article's configuration), bins
+- SFB: no parameters printed either: 2 levels x 23 bins (the SFB article's configuration), bins
   sized buffer / bins, BLUE increments d1 = 0.005, d2 = 0.001 (SFB article's §4 values were
   stated for ECN-capable Reno; we run drops, not ECN), freeze time 100 ms.
-- GREEN-IDMaps: each flow's RTT estimate is its base RTT × U[0.5, 2] (paper §6: "uniformly
+- GREEN-IDMaps: each flow's RTT estimate is its base RTT x U[0.5, 2] (paper §6: "uniformly
   random between one-half and two times the actual RTT"), drawn once per flow.
 - Experiment 2: Pareto on/off flows (1000-byte packets, burst 2 s, idle 5 s, 160 kbps) with ns-2's
   default shape 1.5, on copies of the FTP flows' links. Experiment 3: 56 kbps FTP flows whose
@@ -81,8 +81,8 @@ LABELS = {
     "fred": "FRED",
     "sfb": "SFB",
     "droptail": "DropTail",
-    "green_embedded_no_alpha": "GREEN-Embedded, no α(t)",
-    "green_idmaps_no_alpha": "GREEN-IDMaps, no α(t)",
+    "green_embedded_no_alpha": "GREEN-Embedded, no alpha(t)",
+    "green_idmaps_no_alpha": "GREEN-IDMaps, no alpha(t)",
 }
 MAIN = ["green_embedded", "green_idmaps", "fred", "sfb", "droptail"]
 NO_ALPHA = ["green_embedded_no_alpha", "green_idmaps_no_alpha"]
@@ -98,8 +98,8 @@ FIG2B_N = 200
 
 def _algorithms(experiment: int, quick: bool) -> list[str]:
     if experiment == 1:
-        return MAIN if not quick else MAIN
-    # Experiments 2 and 3 are where α(t) matters: GREEN with and without it beside the others.
+        return MAIN
+    # Experiments 2 and 3 are where alpha(t) matters: GREEN with and without it beside the others.
     if quick:
         return ["green_embedded", "green_embedded_no_alpha"]
     return MAIN + NO_ALPHA
@@ -186,9 +186,7 @@ def sent_vs_rtt(m: pd.DataFrame, experiment: int, n: int) -> pd.DataFrame:
         flows = load_table(r["run_dir"], "flows")
         f = flows[flows["group"] == "ftp"]
         out.append(
-            pd.DataFrame(
-                {"algorithm": r["algorithm"], "rtt_ms": f["rtt_ms"], "sent": f["sent"]}
-            )
+            pd.DataFrame({"algorithm": r["algorithm"], "rtt_ms": f["rtt_ms"], "sent": f["sent"]})
         )
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
@@ -218,7 +216,7 @@ def _versus_n(m: pd.DataFrame, experiment: int, title: str) -> Figure:
     fig = Figure(figsize=(13, 7.5), layout="constrained")
     axes = fig.subplots(2, 3).ravel()
     sub = m[m["experiment"] == experiment]
-    for ax, (col, name) in zip(axes, PANELS):
+    for ax, (col, name) in zip(axes, PANELS, strict=False):
         for algo, g in sub.groupby("algorithm", sort=False):
             style = "--" if str(algo).endswith("no_alpha") else "-"
             ax.plot(g["n"], g[col], style, marker="o", label=LABELS.get(str(algo), str(algo)))
@@ -270,14 +268,26 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
             ge = _get(m, 1, "green_embedded", n, "jain")
             others = {a: _get(m, 1, a, n, "jain") for a in BASELINES}
             ok &= all(ge > v for v in others.values())
-            ev.append(f"N={n}: GREEN-Embedded {ge:.3f} vs " + ", ".join(
-                f"{LABELS[a]} {v:.3f}" for a, v in others.items()))
-        out.append(("Exp. 1: GREEN-Embedded's Jain index exceeds FRED's, SFB's and DropTail's "
-                    "(Fig. 2a)", ok, "; ".join(ev)))
+            ev.append(
+                f"N={n}: GREEN-Embedded {ge:.3f} vs "
+                + ", ".join(f"{LABELS[a]} {v:.3f}" for a, v in others.items())
+            )
+        out.append(
+            (
+                "Exp. 1: GREEN-Embedded's Jain index exceeds FRED's, SFB's and DropTail's "
+                "(Fig. 2a)",
+                ok,
+                "; ".join(ev),
+            )
+        )
         losses = {n: _get(m, 1, "green_embedded", n, "loss_pct") for n in ns}
-        out.append(("Exp. 1: GREEN-Embedded's packet loss stays below 2 % (§6.3, Fig. 2d)",
-                    all(v < 2.0 for v in losses.values()),
-                    ", ".join(f"N={n}: {v:.2f} %" for n, v in losses.items())))
+        out.append(
+            (
+                "Exp. 1: GREEN-Embedded's packet loss stays below 2 % (§6.3, Fig. 2d)",
+                all(v < 2.0 for v in losses.values()),
+                ", ".join(f"N={n}: {v:.2f} %" for n, v in losses.items()),
+            )
+        )
         ev, ok = [], True
         for n in ns:
             ge = _get(m, 1, "green_embedded", n, "jain")
@@ -285,19 +295,31 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
             best = max(_get(m, 1, a, n, "jain") for a in BASELINES)
             ok &= best < gi <= ge
             ev.append(f"N={n}: best baseline {best:.3f} < IDMaps {gi:.3f} <= Embedded {ge:.3f}")
-        out.append(("Exp. 1: GREEN-IDMaps' fairness lies between GREEN-Embedded's and the "
-                    "baselines' (§7.1.1)", ok, "; ".join(ev)))
+        out.append(
+            (
+                "Exp. 1: GREEN-IDMaps' fairness lies between GREEN-Embedded's and the "
+                "baselines' (§7.1.1)",
+                ok,
+                "; ".join(ev),
+            )
+        )
         nmax = max(ns)
         dt = _get(m, 1, "droptail", nmax, "queue_mean")
         rest = {a: _get(m, 1, a, nmax, "queue_mean") for a in MAIN if a != "droptail"}
-        out.append((f"Exp. 1: DropTail has the largest mean queue at high load (N = {nmax}, "
-                    "Fig. 2e)", all(dt > v for v in rest.values()),
-                    f"DropTail {dt:.1f} pkts vs " + ", ".join(
-                        f"{LABELS[a]} {v:.1f}" for a, v in rest.items())))
+        out.append(
+            (
+                f"Exp. 1: DropTail has the largest mean queue at high load (N = {nmax}, Fig. 2e)",
+                all(dt > v for v in rest.values()),
+                f"DropTail {dt:.1f} pkts vs "
+                + ", ".join(f"{LABELS[a]} {v:.1f}" for a, v in rest.items()),
+            )
+        )
     for e in (2, 3):
         sub = m[m["experiment"] == e]
-        for with_a, without in (("green_embedded", "green_embedded_no_alpha"),
-                                ("green_idmaps", "green_idmaps_no_alpha")):
+        for with_a, without in (
+            ("green_embedded", "green_embedded_no_alpha"),
+            ("green_idmaps", "green_idmaps_no_alpha"),
+        ):
             if not {with_a, without} <= set(sub["algorithm"]):
                 continue
             ev, ok = [], True
@@ -305,16 +327,30 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
                 u1 = _get(m, e, with_a, n, "utilisation")
                 u0 = _get(m, e, without, n, "utilisation")
                 ok &= u0 < u1 - 0.05
-                ev.append(f"N={n}: with α {u1:.3f}, without {u0:.3f}")
-            out.append((f"Exp. {e}: without α(t), {LABELS[with_a]}'s utilisation falls clearly "
-                        "(> 5 points) below GREEN with α(t) (§7.2, §7.3)", ok, "; ".join(ev)))
+                ev.append(f"N={n}: with alpha {u1:.3f}, without {u0:.3f}")
+            out.append(
+                (
+                    f"Exp. {e}: without alpha(t), {LABELS[with_a]}'s utilisation falls clearly "
+                    "(> 5 points) below GREEN with alpha(t) (§7.2, §7.3)",
+                    ok,
+                    "; ".join(ev),
+                )
+            )
         if {"green_embedded"} <= set(sub["algorithm"]):
             losses = {n: _get(m, e, "green_embedded", n, "loss_pct") for n in sorted(set(sub["n"]))}
-            claim = ("Exp. 3: GREEN-Embedded's loss stays well below 2 % (§7.3.1)" if e == 3 else
-                     "Exp. 2: GREEN-Embedded's loss stays at or below about 2 % (§7.2.1)")
+            claim = (
+                "Exp. 3: GREEN-Embedded's loss stays well below 2 % (§7.3.1)"
+                if e == 3
+                else "Exp. 2: GREEN-Embedded's loss stays at or below about 2 % (§7.2.1)"
+            )
             limit = 2.0 if e == 3 else 2.5
-            out.append((claim, all(v < limit for v in losses.values()),
-                        ", ".join(f"N={n}: {v:.2f} %" for n, v in losses.items())))
+            out.append(
+                (
+                    claim,
+                    all(v < limit for v in losses.values()),
+                    ", ".join(f"N={n}: {v:.2f} %" for n, v in losses.items()),
+                )
+            )
         if set(MAIN) <= set(sub["algorithm"]):
             ev, ok = [], True
             for n in sorted(set(sub["n"])):
@@ -322,8 +358,14 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
                 best = max(_get(m, e, a, n, "jain") for a in BASELINES)
                 ok &= ge > best
                 ev.append(f"N={n}: {ge:.3f} vs best baseline {best:.3f}")
-            out.append((f"Exp. {e}: GREEN-Embedded is fairer than FRED, SFB and DropTail "
-                        f"(Fig. {e + 1}a)", ok, "; ".join(ev)))
+            out.append(
+                (
+                    f"Exp. {e}: GREEN-Embedded is fairer than FRED, SFB and DropTail "
+                    f"(Fig. {e + 1}a)",
+                    ok,
+                    "; ".join(ev),
+                )
+            )
     return out
 
 
@@ -334,10 +376,10 @@ c = 1.31 and a 1 s window. Where the paper is silent we chose (see the module do
 one delay per source (5 ms + 1..200 ms on the access link, 10 Mbps sink links without delay);
 no receiver-window cap; flows start in the first 2 s; metrics over the whole run; Jain's index
 over the FTP flows only. FRED (min_th 150, max_th 450, max_p 0.1, w_q 0.002, min_q 2) and SFB
-(2 × 23 bins, d1 0.005, d2 0.001, freeze 100 ms) parameters are ours: the paper prints none.
-GREEN-IDMaps draws each flow's RTT estimate once, uniformly in [0.5, 2] × its base RTT.
+(2 x 23 bins, d1 0.005, d2 0.001, freeze 100 ms) parameters are ours: the paper prints none.
+GREEN-IDMaps draws each flow's RTT estimate once, uniformly in [0.5, 2] x its base RTT.
 Experiment 2's Pareto flows use ns-2's default shape 1.5; experiment 3's 56 kbps links have a
-10-packet buffer. "no α(t)" is GREEN with α ≡ 1 (the original GREEN of Feng et al.).
+10-packet buffer. "no alpha(t)" is GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
 """
 
 
@@ -347,40 +389,60 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.section("Setup")
     rep.text(READINGS)
     if quick:
-        rep.text(f"**Quick mode**: {QUICK_DURATION_S} s runs measured after {QUICK_WARMUP_S} s "
-                 f"(the paper: 180 s), N in {QUICK_N} for experiment 1, N = 200 for experiments "
-                 "2 and 3 with GREEN-Embedded only. Numbers are indicative, not the paper's.")
-    rep.text("The paper's statements (published.toml `green_tcp_000.text`): "
-             f"loss: *{text['loss']}*; without α: *{text['without_alpha']}*.")
-    names = {1: "Experiment 1: FTP flows only (Fig. 2)",
-             2: "Experiment 2: + Pareto on/off flow beside each FTP flow (Fig. 3)",
-             3: "Experiment 3: + 56 kbps FTP flow beside each FTP flow (Fig. 4)"}
+        rep.text(
+            f"**Quick mode**: {QUICK_DURATION_S} s runs measured after {QUICK_WARMUP_S} s "
+            f"(the paper: 180 s), N in {QUICK_N} for experiment 1, N = 200 for experiments "
+            "2 and 3 with GREEN-Embedded only. Numbers are indicative, not the paper's."
+        )
+    rep.text(
+        "The paper's statements (published.toml `green_tcp_000.text`): "
+        f"loss: *{text['loss']}*; without alpha: *{text['without_alpha']}*."
+    )
+    names = {
+        1: "Experiment 1: FTP flows only (Fig. 2)",
+        2: "Experiment 2: + Pareto on/off flow beside each FTP flow (Fig. 3)",
+        3: "Experiment 3: + 56 kbps FTP flow beside each FTP flow (Fig. 4)",
+    }
     for e in (1, 2, 3):
         if (m["experiment"] == e).sum() == 0:
             continue
         rep.section(names[e])
-        rep.figure(_versus_n(m, e, names[e]), f"exp{e}_vs_n",
-                   "Jain's index, utilisation, loss, queue mean and std (sampled every 20 ms) "
-                   "against N.")
+        rep.figure(
+            _versus_n(m, e, names[e]),
+            f"exp{e}_vs_n",
+            "Jain's index, utilisation, loss, queue mean and std (sampled every 20 ms) against N.",
+        )
         rep.table(_table(m, e), f"Experiment {e}: measured values (the paper prints only plots).")
         if e == 1:
-            n2b = FIG2B_N if FIG2B_N in set(m.loc[m["experiment"] == 1, "n"]) else int(
-                m.loc[m["experiment"] == 1, "n"].median())
+            n2b = (
+                FIG2B_N
+                if FIG2B_N in set(m.loc[m["experiment"] == 1, "n"])
+                else int(m.loc[m["experiment"] == 1, "n"].median())
+            )
             sent = sent_vs_rtt(m, 1, n2b)
             if not sent.empty:
-                rep.figure(_sent_figure(sent, n2b), "fig2b_sent_vs_rtt",
-                           "Packets sent by each FTP flow against its base RTT.")
+                rep.figure(
+                    _sent_figure(sent, n2b),
+                    "fig2b_sent_vs_rtt",
+                    "Packets sent by each FTP flow against its base RTT.",
+                )
                 bias = {a: rtt_bias(sent, a) for a in MAIN}
-                rep.table(pd.DataFrame({"algorithm": [LABELS[a] for a in bias],
-                                        "short/long RTT packets ratio": [
-                                            round(v, 3) for v in bias.values()]}),
-                          "Packets sent by the shortest-RTT fifth over the longest-RTT fifth "
-                          "(1 = no RTT bias).")
-                rep.claim("Fig. 2(b): GREEN-Embedded corrects TCP's RTT bias (its short/long "
-                          "RTT ratio is closer to 1 than FRED's)",
-                          abs(np.log(bias["green_embedded"])) < abs(np.log(bias["fred"])),
-                          f"ratio GREEN-Embedded {bias['green_embedded']:.2f}, "
-                          f"FRED {bias['fred']:.2f}")
+                rep.table(
+                    pd.DataFrame(
+                        {
+                            "algorithm": [LABELS[a] for a in bias],
+                            "short/long RTT packets ratio": [round(v, 3) for v in bias.values()],
+                        }
+                    ),
+                    "Packets sent by the shortest-RTT fifth over the longest-RTT fifth "
+                    "(1 = no RTT bias).",
+                )
+                rep.claim(
+                    "Fig. 2(b): GREEN-Embedded corrects TCP's RTT bias (its short/long "
+                    "RTT ratio is closer to 1 than FRED's)",
+                    abs(np.log(bias["green_embedded"])) < abs(np.log(bias["fred"])),
+                    f"ratio GREEN-Embedded {bias['green_embedded']:.2f}, FRED {bias['fred']:.2f}",
+                )
     rep.section("Claims")
     for claim, holds, evidence in claims(m):
         rep.claim(claim, holds, evidence)
