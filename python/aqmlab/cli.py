@@ -4,6 +4,9 @@
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
     aqmlab algorithms [--json]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
+    aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
+    aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
+    aqmlab reproduce ID [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files.
@@ -70,7 +73,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, help="runs in parallel (default: cores)")
     p.add_argument("--json", action="store_true", help="print the comparison table as JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+    p = sub.add_parser("sweep", help="run a grid of scenario variants in parallel, cached")
+    p.add_argument("sweep", type=Path, metavar="SWEEP.toml")
+    p.add_argument(
+        "--out", type=Path, default=None, help="output directory (default: results/sweeps/<stem>)"
+    )
+    _add_pool_options(p)
+    p.add_argument("--dry-run", action="store_true", help="list the points, run nothing")
+
+    p = sub.add_parser("plot", help="plot a metric of a sweep against one of its axes")
+    p.add_argument("runs", type=Path, metavar="RUNS.parquet")
+    p.add_argument("--x", required=True, help="label column for the x axis (e.g. max_p)")
+    p.add_argument("--y", required=True, help="metric column (e.g. loss_rate, delay_ms.p99)")
+    p.add_argument("--line", default="algorithm", help="one line per value (default: algorithm)")
+    p.add_argument("--logx", action="store_true", help="logarithmic x axis")
+    p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    p.add_argument("id", nargs="?", help="reproduction id (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions")
+    p.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
+    p.add_argument(
+        "--out", type=Path, default=None, help="output directory (default: results/reproduce/ID)"
+    )
+    _add_pool_options(p)
     return parser
+
+
+def _add_pool_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: cores)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="run on a Dask cluster (tcp://host:port; needs the dask extra)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,6 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_algorithms(args)
         if args.command == "compare":
             return cmd_compare(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
+        if args.command == "plot":
+            return cmd_plot(args)
+        if args.command == "reproduce":
+            return cmd_reproduce(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
@@ -139,6 +184,79 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     report.print_comparison(table, out_dir=args.out)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from aqmlab import sweep
+
+    points = sweep.load_sweep(args.sweep)
+    if args.dry_run:
+        for i, point in enumerate(points):
+            print(i, json.dumps(point.labels, default=str))
+        return 0
+    out = args.out if args.out is not None else Path("results/sweeps") / args.sweep.stem
+    df = sweep.run_points(
+        points,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+    )
+    print(f"{sweep.summarise(df)}; table: {out / 'runs.parquet'}")
+    return 1 if df["error"].notna().any() else 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from aqmlab import plots
+
+    try:
+        runs = pd.read_parquet(args.runs)
+    except (OSError, ValueError) as e:
+        print(f"error: {args.runs}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        fig = plots.metric_vs(runs, args.x, args.y, line=args.line or None, logx=args.logx)
+    except KeyError as e:
+        cols = ", ".join(map(str, runs.columns))
+        print(f"error: {e.args[0]} (columns: {cols})", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.out or args.runs.with_name(f"{args.y}_vs_{args.x}.png".replace("/", "_"))
+    plots.save(fig, out)
+    print(out)
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from aqmlab import reproduce
+    from aqmlab.papers import REPRODUCTIONS
+
+    if args.list or not args.id:
+        for rid, repro in sorted(REPRODUCTIONS.items()):
+            print(f"{rid:20s} {repro.title}  [{repro.paper_file}]")
+        return 0 if args.list else EXIT_USAGE
+    if args.id not in REPRODUCTIONS:
+        known = ", ".join(sorted(REPRODUCTIONS))
+        print(f"error: no reproduction {args.id!r} (known: {known})", file=sys.stderr)
+        return EXIT_USAGE
+    outcome = reproduce.reproduce(
+        args.id,
+        quick=args.quick,
+        out_dir=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+    )
+    claims = outcome.report.claims
+    for c in claims:
+        print(f"[{'holds' if c.holds else 'DOES NOT HOLD'}] {c.claim}")
+    held = sum(c.holds for c in claims)
+    print(
+        f"{held}/{len(claims)} claims hold; {outcome.seconds:.1f} s; "
+        f"report: {outcome.out_dir / 'report.html'}"
+    )
     return 0
 
 

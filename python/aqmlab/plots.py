@@ -112,6 +112,69 @@ def comparison(
     return fig
 
 
+def metric_vs(
+    runs: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    line: str | None = "algorithm",
+    ax: plt.Axes | None = None,
+    title: str = "",
+    logx: bool = False,
+) -> Figure:
+    """A sweep's metric against one axis: one line per value of ``line`` (and per value of
+    every other label that varies, so that different settings are never averaged together).
+    Repetitions (``seed``) are averaged; error bars show their standard deviation.
+
+    ``runs`` is a runs table (:func:`aqmlab.sweep.run_points`, ``runs.parquet``).
+    """
+    for col in (x, y):
+        if col not in runs:
+            raise KeyError(f"no column {col!r} in the runs table")
+    if line is not None and line not in runs:
+        raise KeyError(f"no column {line!r} in the runs table")
+    if ax is None:
+        fig, ax = _figure(title)
+    else:
+        fig = ax.figure
+        if title:
+            ax.set_title(title)
+    ok = runs if "error" not in runs else runs[runs["error"].isna()]
+    others = [
+        c
+        for c in sweep_label_columns(ok)
+        if c not in (x, y, line, "seed") and ok[c].nunique(dropna=False) > 1
+    ]
+    keys = ([line] if line is not None else []) + others
+    groups = ok.groupby(keys, sort=True, dropna=False) if keys else [((), ok)]
+    for name, g in groups:
+        name_t = name if isinstance(name, tuple) else (name,)
+        label = ", ".join(
+            str(v) if i == 0 and line is not None else f"{k}={v}"
+            for i, (k, v) in enumerate(zip(keys, name_t, strict=True))
+        )
+        stats = g.groupby(x, sort=True)[y].agg(["mean", "std", "count"]).reset_index()
+        err = stats["std"].where(stats["count"] > 1)
+        ax.errorbar(stats[x], stats["mean"], yerr=err, marker="o", ms=4, capsize=3, label=label)
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    if logx:
+        ax.set_xscale("log")
+    if keys:
+        ax.legend()
+    return fig
+
+
+def sweep_label_columns(runs: pd.DataFrame) -> list[str]:
+    """The label columns of a runs table: ``runs.attrs["labels"]`` when the table carries it
+    (``run_points`` sets it), else every column that is not a summary metric."""
+    if runs.attrs.get("labels"):
+        return [c for c in runs.attrs["labels"] if c in runs.columns]
+    metrics = {"utilisation", "loss_rate", "marks", "arrivals", "departures", "jain_index"}
+    metrics |= {"duration_s", "warmup_s", "window_s", "run_dir", "cached", "error", "qdisc"}
+    return [c for c in runs.columns if "." not in c and c not in metrics]
+
+
 def save(fig: Figure, path: str | Path, *, dpi: int = 120) -> None:
     """Writes ``fig`` as PNG and closes it."""
     fig.savefig(path, dpi=dpi)

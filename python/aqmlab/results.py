@@ -9,6 +9,7 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 ``queue.parquet``  bottleneck queue sampled every ``sample_interval``: t_s, qlen_pkts, AQM probes
 ``groups.parquet`` per-group goodput per ``series_bin``, long format: t_s, group, goodput_mbps
 ``links.parquet``  per-link counters: arrivals, enqueued, dequeued, drops, marks, backlog, ...
+``transfers.parquet`` completed web transfers: flow, group, start_s, duration_s
 ``*.png``          queue.png, goodput_vs_rtt.png, group_goodput.png
 =================  ===========================================================================
 """
@@ -25,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TABLES = ("flows", "queue", "groups", "links")
+TABLES = ("flows", "queue", "groups", "links", "transfers")
 
 
 def _to_arrow(columns: dict[str, Any]) -> pa.Table:
@@ -34,8 +35,9 @@ def _to_arrow(columns: dict[str, Any]) -> pa.Table:
 
 @dataclass
 class Results:
-    """One run's results. ``flows``/``queue``/``groups``/``links`` are ``pyarrow.Table``s
-    (``.to_pandas()`` for DataFrames); ``summary`` is the parsed ``summary_json``."""
+    """One run's results. ``flows``/``queue``/``groups``/``links``/``transfers`` are
+    ``pyarrow.Table``s (``.to_pandas()`` for DataFrames); ``summary`` is the parsed
+    ``summary_json``."""
 
     name: str
     summary_json: str
@@ -44,6 +46,7 @@ class Results:
     queue: pa.Table
     groups: pa.Table
     links: pa.Table
+    transfers: pa.Table = field(default_factory=lambda: pa.table({}))
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod

@@ -42,7 +42,7 @@ fn validate(py: Python<'_>, toml_text: &str) -> PyResult<String> {
 
 /// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
 /// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
-/// `groups` and `links`.
+/// `groups`, `links` and `transfers`.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
     let (resolved, out) = py
@@ -60,6 +60,7 @@ fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
         ("queue", &out.queue),
         ("groups", &out.groups),
         ("links", &out.links),
+        ("transfers", &out.transfers),
     ] {
         tables.set_item(name, table_to_dict(py, table)?)?;
     }

@@ -1,0 +1,522 @@
+"""Sweeps: many runs of one scenario over a grid of overrides, in parallel, cached and resumable.
+
+A sweep file (``aqmlab sweep SWEEP.toml``)::
+
+    base = "../scenarios/demo/red.toml"      # relative to this file, or an inline [base] table
+    mode = "product"                         # "product" (cartesian, default) or "zip"
+    seeds = [1, 2, 3]                        # repetitions with explicit seeds (default: the base's)
+
+    [set]                                    # overrides applied to every point
+    duration = "60s"
+
+    [axes]                                   # dotted key -> list of values
+    "bottleneck.qdisc.max_p" = [0.02, 0.05, 0.1]
+    "flows.0.count" = [8, 32]
+    # a whole table is a value too; its "kind" becomes the label:
+    # "bottleneck.qdisc" = [{ kind = "red" }, { kind = "droptail" }]
+
+    [labels]                                 # optional short column names for the axes
+    "bottleneck.qdisc.max_p" = "max_p"
+    "flows.0.count" = "n"
+
+Every point is a :class:`Point` (labels + the full scenario). :func:`run_points` validates each
+(in Rust), hashes its *resolved* TOML (every default written out), and runs only the points with
+no finished directory ``out_dir/runs/<sha256>/``: re-running a sweep, or resuming one that was
+killed, runs only what is missing. A run's files are written into a temporary directory and
+renamed into place when complete, so a killed or failed run never leaves a directory that looks
+finished. A point whose scenario is rejected is reported (``error`` column) and gets no directory.
+
+Runs go to a local process pool (all cores) or, with ``scheduler="tcp://host:port"``, to a Dask
+cluster (``pip install 'aqmlab[dask]'``; ``out_dir`` must then be on a file system the workers
+share, as each worker writes its run's directory itself).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aqmlab import scenario as _scenario
+from aqmlab.scenario import scenario_error
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: Tables a run directory holds as Parquet (see :mod:`aqmlab.results`).
+TABLES = ("flows", "queue", "groups", "links", "transfers")
+#: Summary keys not flattened into the runs table (per-flow lists, echoes of the scenario).
+_SKIP_SUMMARY = {"flows", "scenario"}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep: ``labels`` identify it in tables and plots (``{"algorithm": "red",
+    "max_p": 0.05, "seed": 1}``); ``scenario`` is the full scenario document, overrides applied."""
+
+    labels: dict[str, Any]
+    scenario: dict[str, Any] = field(repr=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grids
+
+
+def label_value(value: Any) -> Any:
+    """How an axis value appears in a label column: tables by their ``kind`` (``red (gentle)``
+    for gentle RED), lists as text, scalars as they are."""
+    if isinstance(value, Mapping):
+        kind = str(value.get("kind", "table"))
+        return f"{kind} (gentle)" if value.get("gentle") is True else kind
+    if isinstance(value, (list, tuple)):
+        return json.dumps(value)
+    return value
+
+
+def default_label(key: str) -> str:
+    """``bottleneck.qdisc.max_p`` -> ``max_p``; ``flows.0.count`` -> ``count``; a whole
+    ``bottleneck.qdisc`` table -> ``algorithm``."""
+    if key in ("bottleneck.qdisc", "bottleneck.qdisc.kind"):
+        return "algorithm"
+    parts = [p for p in key.split(".") if not p.isdigit()]
+    return parts[-1] if parts else key
+
+
+def algorithm_label(doc: Mapping[str, Any]) -> str:
+    """``red``, ``red (gentle)``, ``droptail``... from a scenario document."""
+    q = doc.get("bottleneck", {}).get("qdisc", {"kind": "droptail"})
+    return str(label_value(q)) if isinstance(q, Mapping) else "?"
+
+
+def grid(
+    base: Mapping[str, Any],
+    axes: Mapping[str, Sequence[Any]],
+    *,
+    mode: str = "product",
+    seeds: Sequence[int] | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    extra_labels: Mapping[str, Any] | None = None,
+) -> list[Point]:
+    """The points of a grid over dotted keys.
+
+    ``mode="product"`` takes every combination of the axes' values, ``"zip"`` takes the i-th
+    value of every axis together (all axes must be equally long). ``fixed`` overrides apply to
+    every point first; ``seeds`` repeats every combination once per seed (default: the base's
+    seed). Labels: one column per axis (named by ``labels[key]`` or :func:`default_label`),
+    ``algorithm`` (from the point's qdisc) unless an axis already names it, ``seed``, and
+    ``extra_labels`` (constant columns such as ``{"figure": "1b"}``).
+    """
+    names = {k: (labels or {}).get(k) or default_label(k) for k in axes}
+    if len(set(names.values())) != len(names):
+        raise scenario_error("labels", json.dumps(names), "a distinct label per axis")
+    for key, values in axes.items():
+        if not isinstance(values, (list, tuple)) or not values:
+            raise scenario_error(f"axes.{key}", repr(values), "a non-empty list of values")
+    keys = list(axes)
+    if mode == "product":
+        combos = list(itertools.product(*(axes[k] for k in keys)))
+    elif mode == "zip":
+        lengths = {k: len(axes[k]) for k in keys}
+        if len(set(lengths.values())) > 1:
+            raise scenario_error("axes", json.dumps(lengths), "equally long lists in zip mode")
+        combos = list(zip(*(axes[k] for k in keys), strict=True)) if keys else [()]
+    else:
+        raise scenario_error("mode", repr(mode), '"product" or "zip"')
+    base_doc = _scenario.apply_overrides(_scenario._deep_copy(base), dict(fixed or {}))
+    seed_list = list(seeds) if seeds else [int(base_doc.get("seed", 1))]
+    points: list[Point] = []
+    for combo in combos:
+        for seed in seed_list:
+            doc = _scenario._deep_copy(base_doc)
+            lab: dict[str, Any] = dict(extra_labels or {})
+            for key, value in zip(keys, combo, strict=True):
+                _scenario.set_path(doc, key, _scenario._deep_copy(value))
+                lab[names[key]] = label_value(value)
+            doc["seed"] = int(seed)
+            lab.setdefault("algorithm", algorithm_label(doc))
+            lab["seed"] = int(seed)
+            points.append(Point(labels=lab, scenario=doc))
+    return points
+
+
+def load_sweep(path: str | Path) -> list[Point]:
+    """The points of a sweep file (format in the module docstring)."""
+    p = Path(path)
+    spec = _scenario.load(p)
+    known = {"base", "mode", "seeds", "repetitions", "set", "axes", "labels", "name"}
+    for key in spec:
+        if key not in known:
+            raise scenario_error(key, repr(spec[key]), f"a sweep key ({', '.join(sorted(known))})")
+    base = spec.get("base")
+    if isinstance(base, str):
+        base_doc = _scenario.load((p.parent / base) if not Path(base).is_absolute() else base)
+    elif isinstance(base, Mapping):
+        base_doc = dict(base)
+    else:
+        raise scenario_error("base", repr(base), "a scenario path or an inline [base] table")
+    seeds = spec.get("seeds")
+    if seeds is None and "repetitions" in spec:
+        reps = spec["repetitions"]
+        if not isinstance(reps, int) or reps < 1:
+            raise scenario_error("repetitions", repr(reps), "an integer >= 1 (seeds 1..n)")
+        seeds = list(range(1, reps + 1))
+    if seeds is not None and (
+        not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds)
+    ):
+        raise scenario_error("seeds", repr(seeds), "a list of non-negative integers")
+    return grid(
+        base_doc,
+        spec.get("axes", {}),
+        mode=str(spec.get("mode", "product")),
+        seeds=seeds,
+        fixed=spec.get("set"),
+        labels=spec.get("labels"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def resolve_point(point: Point) -> str:
+    """The point's scenario validated and resolved by the core (raises ``ScenarioError``)."""
+    from aqmlab import _core
+
+    return _core.validate(_scenario.dumps(point.scenario))
+
+
+def point_hash(resolved_toml: str) -> str:
+    """The cache key of a run: sha256 of its resolved scenario TOML."""
+    return sha256(resolved_toml.encode("utf-8")).hexdigest()
+
+
+def is_complete(run_dir: Path) -> bool:
+    """A run directory is complete when it exists under its final name with its summary
+    (directories are renamed into place only once every file is written; the temporary ones
+    being written have names starting with a dot)."""
+    if run_dir.name.startswith("."):
+        return False
+    return (run_dir / "summary.json").is_file() and (run_dir / "scenario.toml").is_file()
+
+
+def run_one(resolved_toml: str, run_dir: str) -> str:
+    """Runs one resolved scenario and writes its directory atomically; returns the summary JSON.
+
+    Top-level so that process pools and Dask workers can pickle it.
+    """
+    from aqmlab import _core
+    from aqmlab.results import Results
+
+    out = Path(run_dir)
+    if is_complete(out):  # another worker (or an earlier sweep) got there first
+        return (out / "summary.json").read_text(encoding="utf-8")
+    raw = _core.run(resolved_toml)
+    res = Results.from_core(raw, name=out.name)
+    res.write(out, plots=False)
+    return res.summary_json
+
+
+def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Scalars of a summary, nested keys joined with dots (``delay_ms.p99``,
+    ``groups.ftp.goodput_mbps``); lists (per-flow rows) are left out."""
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        if not prefix and key in _SKIP_SUMMARY:
+            continue
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, prefix=f"{name}."))
+        elif isinstance(value, (list, tuple)):
+            continue
+        else:
+            out[name] = value
+    return out
+
+
+def _clean_stale(runs: Path) -> None:
+    """Removes temporary directories a killed sweep left behind (never a finished run)."""
+    if not runs.is_dir():
+        return
+    for d in runs.iterdir():
+        if d.name.startswith(".") and (".tmp-" in d.name or ".old-" in d.name):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class _Progress:
+    """A rich progress bar, or nothing."""
+
+    def __init__(self, enabled: bool, total: int, cached: int) -> None:
+        self._bar: Any = None
+        if enabled and total:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("[bold]sweep"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[note]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                transient=False,
+            )
+            self._task = self._bar.add_task("runs", total=total, completed=cached, note="")
+            self._bar.start()
+
+    def advance(self, note: str = "") -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, note=note)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Callable[[], None]]:
+    if workers <= 1:
+
+        def submit_inline(text: str, run_dir: str) -> Future[str]:
+            fut: Future[str] = Future()
+            try:
+                fut.set_result(run_one(text, run_dir))
+            except Exception as e:
+                fut.set_exception(e)
+            return fut
+
+        return submit_inline, lambda: None
+    # "spawn": the parent may hold threads (rich's refresher), which fork does not mix with.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(text: str, run_dir: str) -> Future[str]:
+        return pool.submit(run_one, text, run_dir)
+
+    def close() -> None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    return submit, close
+
+
+def _submit_dask(address: str) -> tuple[Callable[[str, str], Any], Callable[[], None]]:
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - depends on the optional extra
+        raise scenario_error(
+            "--scheduler", address, "dask.distributed installed: pip install 'aqmlab[dask]'"
+        ) from None
+    client = Client(address)
+
+    def submit(text: str, run_dir: str) -> Any:
+        return client.submit(run_one, text, run_dir, pure=False)
+
+    return submit, client.close
+
+
+def run_points(
+    points: list[Point],
+    out_dir: Path,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    on_error: str = "record",
+) -> pd.DataFrame:
+    """Runs every point not already finished under ``out_dir/runs/`` and returns one row per
+    point: its labels, the summary's scalars flattened with dots, ``run_dir``, ``cached`` (the
+    run was found finished) and ``error`` (``None``, or why the point did not run).
+
+    Also writes ``out_dir/runs.parquet`` (every point exactly once, in order). ``workers``:
+    local processes (default: every core; 1 runs in this process). ``scheduler``: a Dask
+    scheduler address instead. ``on_error="raise"`` raises the first failure after the other
+    points have finished, with every failure listed in the message.
+    """
+    out_dir = Path(out_dir)
+    runs = out_dir / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    _clean_stale(runs)
+
+    n = len(points)
+    errors: list[str | None] = [None] * n
+    run_dirs: list[Path | None] = [None] * n
+    cached = [False] * n
+    pending: dict[str, list[int]] = {}  # hash -> indices of the points that share it
+    texts: dict[str, str] = {}
+    for i, point in enumerate(points):
+        try:
+            text = resolve_point(point)
+        except ValueError as e:
+            errors[i] = f"invalid scenario: {' '.join(str(e).split())}"
+            continue
+        h = point_hash(text)
+        run_dirs[i] = runs / h
+        if is_complete(runs / h):
+            cached[i] = True
+        else:
+            pending.setdefault(h, []).append(i)
+            texts[h] = text
+
+    todo = list(pending)
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    n_workers = max(1, min(n_workers, len(todo) or 1))
+    bar = _Progress(progress, total=n, cached=n - sum(len(v) for v in pending.values()))
+    failures = [i for i in range(n) if errors[i] is not None]
+    try:
+        if todo:
+            if scheduler:
+                submit, close = _submit_dask(scheduler)
+            else:
+                submit, close = _submit_local(n_workers)
+            try:
+                futures = {submit(texts[h], str(runs / h)): h for h in todo}
+                not_done = set(futures)
+                while not_done:
+                    if scheduler:
+                        from distributed import wait as dwait
+
+                        done, not_done = dwait(list(not_done), return_when="FIRST_COMPLETED")
+                        done, not_done = set(done), set(not_done)
+                    else:
+                        done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        h = futures[fut]
+                        exc = fut.exception()
+                        for i in pending[h]:
+                            if exc is not None:
+                                errors[i] = f"run failed: {type(exc).__name__}: {exc}"
+                                failures.append(i)
+                            bar.advance(note="failed" if exc is not None else "")
+                        if exc is not None and not is_complete(runs / h):
+                            shutil.rmtree(runs / h, ignore_errors=True)
+            finally:
+                close()
+    finally:
+        bar.close()
+
+    rows = []
+    for i, point in enumerate(points):
+        row: dict[str, Any] = dict(point.labels)
+        d = run_dirs[i]
+        if errors[i] is None and d is not None and is_complete(d):
+            summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+            for k, v in flatten(summary).items():
+                row.setdefault(k, v)
+            row["run_dir"] = str(d)
+        else:
+            row["run_dir"] = None
+            if errors[i] is None:
+                errors[i] = "run did not finish"
+        row["cached"] = cached[i]
+        row["error"] = errors[i]
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    label_cols: dict[str, None] = {}
+    for point in points:
+        label_cols.update(dict.fromkeys(point.labels))
+    df.attrs["labels"] = list(label_cols)
+    write_runs_table(df, out_dir / "runs.parquet")
+    if failures or any(e is not None for e in errors):
+        bad = [(i, e) for i, e in enumerate(errors) if e is not None]
+        msg = "\n".join(f"  point {i} {points[i].labels}: {e}" for i, e in bad)
+        print(f"{len(bad)} of {n} points failed:\n{msg}", file=sys.stderr)
+        if on_error == "raise":
+            raise RuntimeError(f"{len(bad)} of {n} points failed:\n{msg}")
+    return df
+
+
+def write_runs_table(df: pd.DataFrame, path: Path) -> None:
+    """Writes the runs table atomically (a partial file never replaces a good one)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    out = df.copy()
+    for col in out.columns:  # mixed-type label columns (0.1 and "auto") would not convert
+        if out[col].dtype == object:
+            kinds = {type(v) for v in out[col] if v is not None and not _is_nan(v)}
+            if len(kinds) > 1:
+                out[col] = out[col].map(lambda v: v if v is None else str(v))
+    out.to_parquet(tmp, index=False)
+    tmp.replace(path)
+
+
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def load_table(run_dir: str | Path, name: str) -> pd.DataFrame:
+    """One table of a finished run: ``flows``, ``queue``, ``groups``, ``links`` or
+    ``transfers`` (empty if the run's build did not write it)."""
+    if name not in TABLES:
+        raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+    path = Path(run_dir) / f"{name}.parquet"
+    if not path.exists():
+        return pd.DataFrame()
+    return pd.read_parquet(path)
+
+
+def load_summary(run_dir: str | Path) -> dict[str, Any]:
+    """The parsed ``summary.json`` of a finished run."""
+    parsed: dict[str, Any] = json.loads(Path(run_dir, "summary.json").read_text(encoding="utf-8"))
+    return parsed
+
+
+def load_scenario(run_dir: str | Path) -> dict[str, Any]:
+    """The resolved scenario a finished run used."""
+    return tomllib.loads(Path(run_dir, "scenario.toml").read_text(encoding="utf-8"))
+
+
+def summarise(df: pd.DataFrame) -> str:
+    """One line: how many points ran, came from the cache, failed."""
+    failed = int(df["error"].notna().sum()) if "error" in df else 0
+    cached = int(df["cached"].sum()) if "cached" in df else 0
+    return f"{len(df)} points: {len(df) - cached - failed} run, {cached} cached, {failed} failed"
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """``(fn(), wall seconds)``."""
+    t0 = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - t0
+
+
+def points_from(items: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> list[Point]:
+    """Points from ``(labels, scenario)`` pairs (the scenario is deep-copied)."""
+    return [Point(labels=dict(lab), scenario=_scenario._deep_copy(doc)) for lab, doc in items]
+
+
+__all__ = [
+    "TABLES",
+    "Point",
+    "algorithm_label",
+    "flatten",
+    "grid",
+    "is_complete",
+    "load_scenario",
+    "load_summary",
+    "load_sweep",
+    "load_table",
+    "point_hash",
+    "points_from",
+    "resolve_point",
+    "run_one",
+    "run_points",
+    "summarise",
+]
