@@ -91,14 +91,15 @@ EXPERIMENTS = {1: "exp1", 2: "exp2", 3: "exp3"}
 FULL_N = [100, 150, 200, 250, 300, 350, 400]
 QUICK_N = [100, 200, 400]
 #: Quick mode: simulated seconds per run (the full runs are the paper's 180 s), and warm-up.
-QUICK_DURATION_S = 40
+QUICK_DURATION_S = 30
 QUICK_WARMUP_S = 10
 FIG2B_N = 200
 
 
 def _algorithms(experiment: int, quick: bool) -> list[str]:
     if experiment == 1:
-        return MAIN
+        # GREEN-Embedded without alpha(t) shows what the controller does with FTP flows only.
+        return [*MAIN, "green_embedded_no_alpha"]
     # Experiments 2 and 3 are where alpha(t) matters: GREEN with and without it beside the others.
     if quick:
         return ["green_embedded", "green_embedded_no_alpha"]
@@ -152,6 +153,30 @@ def _value(row: pd.Series, key: str) -> float:
     return float(v) if v is not None else float("nan")
 
 
+def _alpha_mean(r: pd.Series) -> float:
+    """GREEN's mean alpha(t) over the measurement window (NaN for the other algorithms)."""
+    if not str(r["algorithm"]).startswith("green"):
+        return float("nan")
+    q = load_table(r["run_dir"], "queue")
+    if "alpha" not in q.columns:
+        return float("nan")
+    warm = _value(r, "warmup_s")
+    sel = q.loc[q["t_s"] >= (0.0 if np.isnan(warm) else warm), "alpha"]
+    return float(sel.mean()) if len(sel) else float("nan")
+
+
+def alpha_traces(m: pd.DataFrame, experiment: int, algorithm: str) -> pd.DataFrame:
+    """alpha(t) of one GREEN variant, long format: n, t_s, alpha (one value per second)."""
+    out = []
+    for _, r in m[(m["experiment"] == experiment) & (m["algorithm"] == algorithm)].iterrows():
+        q = load_table(r["run_dir"], "queue")
+        if "alpha" not in q.columns:
+            continue
+        per_s = q.groupby(q["t_s"].astype(int))["alpha"].last()
+        out.append(pd.DataFrame({"n": r["n"], "t_s": per_s.index, "alpha": per_s.to_numpy()}))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
 def metrics(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per run with the paper's metrics: FTP-only Jain index, utilisation, loss %,
     queue mean and std (packets), FTP goodput."""
@@ -173,6 +198,8 @@ def metrics(runs: pd.DataFrame) -> pd.DataFrame:
                 "queue_mean": _value(r, "queue_pkts.mean"),
                 "queue_std": _value(r, "queue_pkts.std"),
                 "ftp_goodput_mbps": _value(r, "groups.ftp.goodput_mbps"),
+                "early_drops": _value(r, "drops.early"),
+                "alpha_mean": _alpha_mean(r),
                 "run_dir": r["run_dir"],
             }
         )
@@ -243,10 +270,46 @@ def _sent_figure(sent: pd.DataFrame, n: int) -> Figure:
     return fig
 
 
+def _no_alpha_note(m: pd.DataFrame) -> str:
+    e1 = m[m["experiment"] == 1]
+    if "green_embedded_no_alpha" not in set(e1["algorithm"]):
+        return ""
+    n = int(e1["n"].min())
+    j0 = _get(m, 1, "green_embedded_no_alpha", n, "jain")
+    j1 = _get(m, 1, "green_embedded", n, "jain")
+    u0 = _get(m, 1, "green_embedded_no_alpha", n, "utilisation")
+    u1 = _get(m, 1, "green_embedded", n, "utilisation")
+    verdict = (
+        "the drop law itself is fair there; the controller's drift is what undoes it. "
+        if j0 > j1 + 0.05
+        else "fixing alpha does not make these runs fair either, so the drift is not the "
+        "whole story at this N (short runs leave long-RTT flows far from steady state). "
+    )
+    return (
+        f"At N = {n} GREEN-Embedded with alpha fixed at 1 reaches a Jain index of {j0:.3f} "
+        f"(with alpha(t): {j1:.3f}) at utilisation {u0:.3f} (with alpha(t): {u1:.3f}): " + verdict
+    )
+
+
+def _alpha_figure(traces: pd.DataFrame, title: str) -> Figure:
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    ax = fig.subplots()
+    for n, g in traces.groupby("n"):
+        ax.plot(g["t_s"], g["alpha"], label=f"N = {n}")
+    ax.set_yscale("log")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("alpha(t)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
 def _table(m: pd.DataFrame, experiment: int) -> pd.DataFrame:
     sub = m[m["experiment"] == experiment].copy()
     sub["algorithm"] = sub["algorithm"].map(lambda a: LABELS.get(a, a))
     cols = ["algorithm", "n", "jain", "utilisation", "loss_pct", "queue_mean", "queue_std"]
+    cols += ["early_drops", "alpha_mean"]
     return sub[cols].round(4).reset_index(drop=True)
 
 
@@ -263,23 +326,18 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
     e1 = m[m["experiment"] == 1]
     ns = sorted(set(e1["n"]))
     if ns and set(MAIN) <= set(e1["algorithm"]):
-        ev, ok = [], True
         for n in ns:
             ge = _get(m, 1, "green_embedded", n, "jain")
             others = {a: _get(m, 1, a, n, "jain") for a in BASELINES}
-            ok &= all(ge > v for v in others.values())
-            ev.append(
-                f"N={n}: GREEN-Embedded {ge:.3f} vs "
-                + ", ".join(f"{LABELS[a]} {v:.3f}" for a, v in others.items())
+            out.append(
+                (
+                    f"Exp. 1, N = {n}: GREEN-Embedded's Jain index exceeds FRED's, SFB's and "
+                    "DropTail's (Fig. 2a)",
+                    all(ge > v for v in others.values()),
+                    f"GREEN-Embedded {ge:.3f} vs "
+                    + ", ".join(f"{LABELS[a]} {v:.3f}" for a, v in others.items()),
+                )
             )
-        out.append(
-            (
-                "Exp. 1: GREEN-Embedded's Jain index exceeds FRED's, SFB's and DropTail's "
-                "(Fig. 2a)",
-                ok,
-                "; ".join(ev),
-            )
-        )
         losses = {n: _get(m, 1, "green_embedded", n, "loss_pct") for n in ns}
         out.append(
             (
@@ -288,21 +346,18 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
                 ", ".join(f"N={n}: {v:.2f} %" for n, v in losses.items()),
             )
         )
-        ev, ok = [], True
         for n in ns:
             ge = _get(m, 1, "green_embedded", n, "jain")
             gi = _get(m, 1, "green_idmaps", n, "jain")
             best = max(_get(m, 1, a, n, "jain") for a in BASELINES)
-            ok &= best < gi <= ge
-            ev.append(f"N={n}: best baseline {best:.3f} < IDMaps {gi:.3f} <= Embedded {ge:.3f}")
-        out.append(
-            (
-                "Exp. 1: GREEN-IDMaps' fairness lies between GREEN-Embedded's and the "
-                "baselines' (§7.1.1)",
-                ok,
-                "; ".join(ev),
+            out.append(
+                (
+                    f"Exp. 1, N = {n}: GREEN-IDMaps' fairness lies between GREEN-Embedded's and "
+                    "the best baseline's (§7.1.1)",
+                    best < gi <= ge,
+                    f"best baseline {best:.3f} < IDMaps {gi:.3f} <= Embedded {ge:.3f}",
+                )
             )
-        )
         nmax = max(ns)
         dt = _get(m, 1, "droptail", nmax, "queue_mean")
         rest = {a: _get(m, 1, a, nmax, "queue_mean") for a in MAIN if a != "droptail"}
@@ -443,6 +498,34 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
                     abs(np.log(bias["green_embedded"])) < abs(np.log(bias["fred"])),
                     f"ratio GREEN-Embedded {bias['green_embedded']:.2f}, FRED {bias['fred']:.2f}",
                 )
+    traces = alpha_traces(m, 1, "green_embedded")
+    if not traces.empty:
+        rep.section("Why GREEN loses its edge at small N: alpha(t) has no bound")
+        rep.figure(
+            _alpha_figure(traces, "GREEN-Embedded's alpha(t), experiment 1"),
+            "exp1_alpha",
+            "alpha(t) once per second (log scale) for each N.",
+        )
+        g = m[(m["experiment"] == 1) & (m["algorithm"] == "green_embedded")]
+        rep.text(
+            "The alpha(t) controller of §2 multiplies alpha by (1 + U)/(2U) in every 1 s window "
+            "without an overflow drop and with U < 0.98, and by 0.95 in every window with one; "
+            "it has no upper bound. The first windows (flows in slow start, U far below 0.98) "
+            "already raise it several-fold, and at small N the queue oscillates DropTail-like "
+            "(global synchronisation after each overflow burst leaves windows with U of 0.6-0.9, "
+            "each worth more than one 0.95 step). alpha then keeps growing, the drop probability "
+            "falls as 1/alpha^2 and GREEN makes almost no early drops: it degenerates into "
+            "DropTail and so does its fairness. Mean alpha and early drops per N: "
+            + ", ".join(
+                f"N={int(r.n)}: alpha {r.alpha_mean:.1f}, {int(r.early_drops)} early drops"
+                for r in g.itertuples()
+            )
+            + ". "
+            + _no_alpha_note(m)
+            + "The paper reports GREEN fairer at every N; it gives no alpha traces, so we "
+            "cannot tell whether its ns-2 runs avoided the drift (e.g. by a bound it did not "
+            "print)."
+        )
     rep.section("Claims")
     for claim, holds, evidence in claims(m):
         rep.claim(claim, holds, evidence)
