@@ -176,49 +176,82 @@ def table1(m: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Mean session length, s (U[3, 23] s) and the run the sessions start over, s.
+MEAN_SESSION_S = 13.0
+RUN_S = 120.0
+#: Mean base RTT of trials 1 and 2, s: 2 x (20 ms bottleneck + 10 ms mean access delay).
+MEAN_RTT_S = 0.060
+LINK_PKTS_PER_S = 10e6 / 8000
+
+
+def ecn_floor_ok(sessions: int, buffer: int = BASE_BUFFER) -> bool:
+    """True if every concurrent session can hold 2 segments (our TCP's smallest window after
+    an ECN echo) within the path's BDP plus the buffer: only then can marking alone, without
+    overflow, hold the load."""
+    concurrent = sessions * MEAN_SESSION_S / RUN_S
+    return 2 * concurrent <= LINK_PKTS_PER_S * MEAN_RTT_S + buffer
+
+
+def _trial1_claims(t1: pd.DataFrame, scope: str) -> list[tuple[str, bool, str]]:
+    out: list[tuple[str, bool, str]] = []
+    loss = t1["loss_pct"]
+    delay = t1["delay_ms"]
+    low = max(loss[a] for a in ("green_rate", "blue", "rem"))
+    high = min(loss[a] for a in ("droptail", "red"))
+    out.append(
+        (
+            f"Trial 1 (Table 1), {scope}: loss of GREEN, BLUE and REM ≪ RED and DropTail "
+            "(each at most a third of the lower of RED's and DropTail's)",
+            bool(low * 3 <= high),
+            ", ".join(f"{LABELS[a]} {loss[a]:.3f} %" for a in ALGORITHMS),
+        )
+    )
+    top = min(delay["droptail"], delay["red"])
+    rest = max(delay[a] for a in ("green_rate", "blue", "rem"))
+    out.append(
+        (
+            f"Trial 1 (Table 1), {scope}: DropTail and RED have the highest mean queueing delay",
+            bool(top > rest),
+            ", ".join(f"{LABELS[a]} {delay[a]:.1f} ms" for a in ALGORITHMS),
+        )
+    )
+    u = t1["utilisation"]
+    out.append(
+        (
+            f"Trial 1 (Table 1), {scope}: BLUE pays for its low loss and delay with the lowest "
+            "utilisation",
+            bool(u["blue"] <= u.drop("blue").min()),
+            ", ".join(f"{LABELS[a]} {u[a]:.3f}" for a in ALGORITHMS),
+        )
+    )
+    out.append(
+        (
+            f"Trial 1, {scope}: GREEN slightly outperforms REM (lower loss and lower delay)",
+            bool(loss["green_rate"] <= loss["rem"] and delay["green_rate"] <= delay["rem"]),
+            f"GREEN {loss['green_rate']:.3f} % / {delay['green_rate']:.1f} ms, "
+            f"REM {loss['rem']:.3f} % / {delay['rem']:.1f} ms",
+        )
+    )
+    return out
+
+
+def trial1_means(m: pd.DataFrame, *, floor_ok_only: bool = False) -> pd.DataFrame:
+    """Trial-1 averages per algorithm (all loads, or only those passing :func:`ecn_floor_ok`)."""
+    t = m[m["trial"] == 1]
+    if floor_ok_only:
+        t = t[[ecn_floor_ok(int(s)) for s in t["sessions"]]]
+    return t.groupby("algorithm")[["utilisation", "loss_pct", "delay_ms"]].mean()
+
+
 def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
     out: list[tuple[str, bool, str]] = []
-    t1 = m[m["trial"] == 1].groupby("algorithm")[["utilisation", "loss_pct", "delay_ms"]].mean()
+    t1 = trial1_means(m)
     if set(ALGORITHMS) <= set(t1.index):
-        loss = t1["loss_pct"]
-        delay = t1["delay_ms"]
-        low = max(loss[a] for a in ("green_rate", "blue", "rem"))
-        high = min(loss[a] for a in ("droptail", "red"))
-        ev = ", ".join(f"{LABELS[a]} {loss[a]:.3f} %" for a in ALGORITHMS)
-        out.append(
-            (
-                "Trial 1 (Table 1): loss of GREEN, BLUE and REM ≪ RED and DropTail "
-                "(each at most a third of the lower of RED's and DropTail's)",
-                bool(low * 3 <= high),
-                ev,
-            )
-        )
-        top = min(delay["droptail"], delay["red"])
-        rest = max(delay[a] for a in ("green_rate", "blue", "rem"))
-        out.append(
-            (
-                "Trial 1 (Table 1): DropTail and RED have the highest mean queueing delay",
-                bool(top > rest),
-                ", ".join(f"{LABELS[a]} {delay[a]:.1f} ms" for a in ALGORITHMS),
-            )
-        )
-        u = t1["utilisation"]
-        out.append(
-            (
-                "Trial 1 (Table 1): BLUE pays for its low loss and delay with the lowest "
-                "utilisation",
-                bool(u["blue"] <= u.drop("blue").min()),
-                ", ".join(f"{LABELS[a]} {u[a]:.3f}" for a in ALGORITHMS),
-            )
-        )
-        out.append(
-            (
-                "Trial 1: GREEN slightly outperforms REM (lower loss and lower delay)",
-                bool(loss["green_rate"] <= loss["rem"] and delay["green_rate"] <= delay["rem"]),
-                f"GREEN {loss['green_rate']:.3f} % / {delay['green_rate']:.1f} ms, "
-                f"REM {loss['rem']:.3f} % / {delay['rem']:.1f} ms",
-            )
-        )
+        out += _trial1_claims(t1, "all loads")
+        ok = sorted({int(s) for s in m.loc[m["trial"] == 1, "sessions"] if ecn_floor_ok(int(s))})
+        t1_ok = trial1_means(m, floor_ok_only=True)
+        if ok and set(ALGORITHMS) <= set(t1_ok.index):
+            out += _trial1_claims(t1_ok, f"loads {ok[0]}-{ok[-1]} sessions only")
     t2 = m[m["trial"] == 2]
     if len(set(t2["buffer"])) >= 2 and set(ALGORITHMS) <= set(t2["algorithm"]):
         bmax, bmin = t2["buffer"].max(), t2["buffer"].min()
@@ -299,6 +332,22 @@ RED max_p = 0.1, w_q = 0.002, not gentle; trial 2's buffers 31..250 packets (25.
 """
 
 
+ECN_FLOOR = """
+**Why our loss and delay are far above Table 1 at high load.** Every session is a bulk TCP
+transfer, so at 1300 sessions in 120 s about 141 run at once (the paper's own figure) on a
+10 Mbps link whose BDP plus buffer is about 75 + 91 = 166 packets: about one packet per
+session. ns-2's ECN TCP can go below that: an ECN echo at cwnd = 1 starts its backoff timer
+(`ecn_backoff_`), so marking alone can hold the load and loss stays near zero, as in Table 1.
+Our TCP does not model that timer: an ECN echo never takes the window below 2 segments
+(`transport/tcp/sender.rs`), so once 2 segments per session exceed BDP + buffer (from about
+770 sessions, and earlier in practice because sessions overlap unevenly) no AQM can avoid
+overflow and every algorithm converges to DropTail's full queue and loss. We therefore also
+check the Table 1 ordering over the loads where 2 x the mean number of concurrent sessions fits
+in BDP + buffer. This is a limit of the simulator's TCP, not of the AQMs, and is reported
+rather than tuned away.
+"""
+
+
 def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     m = metrics(runs)
     rep.section("Setup")
@@ -319,6 +368,14 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         rep.table(
             table1(m), "Table 1: trial-1 averages over all session counts, ours beside the paper's."
         )
+        ok = sorted({int(x) for x in m.loc[m["trial"] == 1, "sessions"] if ecn_floor_ok(int(x))})
+        if ok:
+            rep.table(
+                table1(m[(m["trial"] != 1) | m["sessions"].isin(ok)]),
+                f"Table 1 restricted to {ok[0]}-{ok[-1]} sessions (see below), ours beside the "
+                "paper's all-load averages.",
+            )
+        rep.text(ECN_FLOOR)
         t = m[m["trial"] == 1].copy()
         t["algorithm"] = t["algorithm"].map(LABELS)
         rep.table(
