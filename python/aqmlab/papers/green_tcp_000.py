@@ -244,9 +244,12 @@ def _versus_n(m: pd.DataFrame, experiment: int, title: str) -> Figure:
     axes = fig.subplots(2, 3).ravel()
     sub = m[m["experiment"] == experiment]
     for ax, (col, name) in zip(axes, PANELS, strict=False):
-        for algo, g in sub.groupby("algorithm", sort=False):
-            style = "--" if str(algo).endswith("no_alpha") else "-"
-            ax.plot(g["n"], g[col], style, marker="o", label=LABELS.get(str(algo), str(algo)))
+        for i, algo in enumerate(LABELS):
+            g = sub[sub["algorithm"] == algo].sort_values("n")
+            if g.empty:
+                continue
+            style = "--" if algo.endswith("no_alpha") else "-"
+            ax.plot(g["n"], g[col], style, marker="o", color=f"C{i}", label=LABELS[algo])
         ax.set_xlabel("number of FTP flows N")
         ax.set_ylabel(name)
         ax.grid(alpha=0.3)
@@ -259,9 +262,10 @@ def _versus_n(m: pd.DataFrame, experiment: int, title: str) -> Figure:
 def _sent_figure(sent: pd.DataFrame, n: int) -> Figure:
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.subplots()
-    for algo, g in sent.groupby("algorithm", sort=False):
-        g = g.sort_values("rtt_ms")
-        ax.plot(g["rtt_ms"], g["sent"], ".", ms=4, label=LABELS.get(str(algo), str(algo)))
+    for i, algo in enumerate(LABELS):
+        g = sent[sent["algorithm"] == algo].sort_values("rtt_ms")
+        if not g.empty:
+            ax.plot(g["rtt_ms"], g["sent"], ".", ms=4, color=f"C{i}", label=LABELS[algo])
     ax.set_xlabel("base RTT (ms)")
     ax.set_ylabel("packets sent per flow")
     ax.set_title(f"Fig. 2(b): packets sent per FTP flow vs RTT, N = {n}")
