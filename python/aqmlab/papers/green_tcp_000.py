@@ -397,6 +397,16 @@ def claims(m: pd.DataFrame) -> list[tuple[str, bool, str]]:
                     "; ".join(ev),
                 )
             )
+        if "green_embedded_no_alpha" in set(sub["algorithm"]):
+            u0 = sub.loc[sub["algorithm"] == "green_embedded_no_alpha", "utilisation"]
+            out.append(
+                (
+                    f"Exp. {e}: without alpha(t), utilisation is as low as about 50 % (§7.2; "
+                    "published.toml `without_alpha`; checked as: lowest value at most 55 %)",
+                    bool(u0.min() <= 0.55),
+                    f"GREEN-Embedded without alpha(t): {u0.min():.3f} to {u0.max():.3f}",
+                )
+            )
         if {"green_embedded"} <= set(sub["algorithm"]):
             losses = {n: _get(m, e, "green_embedded", n, "loss_pct") for n in sorted(set(sub["n"]))}
             claim = (
