@@ -96,6 +96,7 @@ QUICK_N = [100, 200, 400]
 QUICK_DURATION_S = 30
 QUICK_WARMUP_S = 10
 FIG2B_N = 200
+FIG2B_ALGORITHMS = ("green_embedded", "green_idmaps", "fred")
 
 
 def _algorithms(experiment: int, quick: bool) -> list[str]:
@@ -266,7 +267,8 @@ def _sent_figure(sent: pd.DataFrame, n: int) -> Figure:
     ax = fig.subplots()
     for i, algo in enumerate(LABELS):
         g = sent[sent["algorithm"] == algo].sort_values("rtt_ms")
-        if not g.empty:
+        # As the paper: GREEN and FRED only (DropTail and SFB behave like FRED; see the table).
+        if algo in FIG2B_ALGORITHMS and not g.empty:
             ax.plot(g["rtt_ms"], g["sent"], ".", ms=4, color=f"C{i}", label=LABELS[algo])
     ax.set_xlabel("base RTT (ms)")
     ax.set_ylabel("packets sent per flow")
