@@ -1,0 +1,92 @@
+"""Paper 004 (self-configuring RED): the --quick reproduction runs, writes its report, and the
+paper's key claims hold in the runs table (checked from the numbers, not the report text)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmlab import reproduce
+from aqmlab.papers import REPRODUCTIONS
+from aqmlab.papers.adaptive_red_004 import PHASES
+from aqmlab.sweep import load_table
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> reproduce.Outcome:
+    out = tmp_path_factory.mktemp("ared004")
+    return reproduce.reproduce("adaptive_red_004", quick=True, out_dir=out, progress=False)
+
+
+def _loss(runs: pd.DataFrame, figure: str, n: int, max_p: float | None = None) -> float:
+    sel = (runs["figure"] == figure) & (runs["n"] == n)
+    if max_p is not None:
+        sel &= np.isclose(runs["max_p"].astype(float), max_p)
+    return float(runs.loc[sel, "loss_rate"].mean())
+
+
+def test_registered():
+    assert "adaptive_red_004" in REPRODUCTIONS
+
+
+def test_report_files(quick: reproduce.Outcome):
+    out = quick.out_dir
+    for f in ("report.md", "report.html", "claims.json", "runs.parquet"):
+        assert (out / f).is_file(), f
+    figs = {p.stem for p in (out / "figures").glob("*.png")}
+    assert {"fig1_loss_vs_max_p", "fig4_ecn", "fig6_7a_queue", "fig7b_max_p"} <= figs
+    assert len(json.loads((out / "claims.json").read_text())) >= 8
+    assert quick.runs["error"].isna().all()
+    assert quick.seconds < 60
+
+
+def test_small_max_p_loss_near_droptail(quick: reproduce.Outcome):
+    runs = quick.runs
+    red, dt = _loss(runs, "1", 32, 0.01), _loss(runs, "dt", 32)
+    assert dt > 0.01  # 32 connections congest the 80-packet queue
+    assert abs(red - dt) <= 0.2 * dt
+
+
+def test_ecn_large_max_p_removes_loss_with_many_connections(quick: reproduce.Outcome):
+    runs = quick.runs
+    assert _loss(runs, "4", 32, 1.0) < 0.5 * _loss(runs, "4", 32, 0.01)
+    # ... and costs utilisation with few connections.
+    sel = (runs["figure"] == "4") & (runs["n"] == 8)
+    util = runs[sel].set_index("max_p")["utilisation"]
+    assert util[1.0] < util[0.01]
+
+
+def test_self_config_max_p_follows_the_load(quick: reproduce.Outcome):
+    runs = quick.runs
+    whole = runs[(runs["figure"] == "6") & (runs["phase"] == "all")].set_index("variant")
+    q = load_table(whole.loc["self-config", "run_dir"], "queue")
+    t = q["t_s"].to_numpy()
+
+    def at(x: float) -> float:
+        return float(q["max_p"].iloc[int(np.searchsorted(t, x, side="right")) - 1])
+
+    for t0, t1, n in PHASES[1:]:
+        if n == 32:
+            assert at(t1 - 0.01) > at(t0), (t0, t1)
+        else:
+            assert at(t1 - 0.01) < at(t0), (t0, t1)
+
+
+def test_static_settings_fail_as_the_paper_says(quick: reproduce.Outcome):
+    win = quick.runs[(quick.runs["figure"] == "6") & (quick.runs["phase"] != "all")]
+    by = win.groupby(["variant", "n"])[["utilisation", "loss_rate"]].mean()
+    assert by.loc[("aggressive", 8), "utilisation"] < by.loc[("conservative", 8), "utilisation"]
+    assert by.loc[("conservative", 32), "loss_rate"] > by.loc[("aggressive", 32), "loss_rate"]
+
+
+def test_scenarios_match_the_papers_settings():
+    base = reproduce.load_base("adaptive_red_004", "load_change")
+    assert base["bottleneck"]["rate"] == "10Mbps" and base["bottleneck"]["buffer"] == 100
+    q = base["bottleneck"]["qdisc"]
+    pub = reproduce.published("adaptive_red_004.text")["adaptive"]
+    assert (q["alpha"], q["beta"], q["max_p"]) == (pub["alpha"], pub["beta"], pub["initial_max_p"])
+    assert Path(reproduce.SCENARIOS_DIR, "papers", "adaptive_red_004", "red_ecn.toml").is_file()
