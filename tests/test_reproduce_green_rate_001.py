@@ -1,0 +1,97 @@
+"""Paper 001 (rate-based GREEN): the quick reproduction runs, Table 1 is set beside the
+published one, and the claims of issue 5 that hold in our runs hold in its DataFrame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab import reproduce
+from aqmlab.papers import green_rate_001 as g
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> reproduce.Outcome:
+    out = tmp_path_factory.mktemp("green_rate_001")
+    return reproduce.reproduce("green_rate_001", quick=True, out_dir=out, progress=False)
+
+
+@pytest.fixture(scope="module")
+def m(outcome: reproduce.Outcome):
+    return g.metrics(outcome.runs)
+
+
+def test_paper_settings_are_explicit():
+    red = g.qdisc("red", 91)
+    assert red["min_th"] == pytest.approx(0.2 * 91) and red["max_th"] == pytest.approx(0.8 * 91)
+    assert red["ecn"] is True
+    assert g.qdisc("blue", 91) == {
+        "kind": "blue",
+        "l_max": 0.66,
+        "d1": 0.001,
+        "d2": 0.0002,
+        "freeze_time": "10ms",
+        "ecn": True,
+    }
+    rem = g.qdisc("rem", 91)
+    assert (rem["gamma"], rem["phi"], rem["alpha"], rem["target"]) == (0.01, 1.003, 0.1, 55.0)
+    assert rem["update_time"] == "10ms"
+    green = g.qdisc("green_rate", 91)
+    assert (green["delta_t"], green["delta_p"], green["target"], green["k"]) == (
+        "10ms",
+        0.001,
+        0.97,
+        "100ms",
+    )
+    for p in g.points(quick=False)[::5]:
+        aqmlab.validate(p.scenario)
+
+
+def test_grid_and_overrides():
+    full = g.points(quick=False)
+    assert len(full) == 5 * (13 + 6 + 8)
+    t2 = next(p for p in full if p.labels["trial"] == 2 and p.labels["buffer"] == 250)
+    assert t2.scenario["bottleneck"]["buffer"] == 250
+    assert t2.scenario["bottleneck"]["qdisc"] == {"kind": "droptail"}
+    assert t2.scenario["flows"][0]["count"] == 1000
+    t3 = next(p for p in full if p.labels["trial"] == 3 and p.labels["algorithm"] == "red")
+    assert t3.scenario["bottleneck"]["delay"] == f"{t3.labels['bottleneck_delay_ms']}ms"
+    assert t3.scenario["flows"][0]["count"] == 400
+    # 91 packets of 1000 bytes are 72.8 ms at the 10 Mbps bottleneck (the paper's numbers).
+    base = reproduce.load_base("green_rate_001", "trial1")
+    assert base["bottleneck"]["rate"] == "10Mbps" and base["bottleneck"]["buffer"] == 91
+
+
+def test_ecn_floor_threshold():
+    # 2 x sessions x 13 s / 120 s against 10 Mbps x 60 ms / 8000 bit + 91 = 166 packets.
+    assert g.ecn_floor_ok(700)  # 151.7 packets
+    assert not g.ecn_floor_ok(800)  # 173.3 packets
+    assert g.ecn_floor_ok(1000, buffer=250)  # 216.7 <= 325
+
+
+def test_report_and_table1(outcome: reproduce.Outcome, m):
+    out = Path(outcome.out_dir)
+    assert (out / "report.md").is_file() and (out / "report.html").is_file()
+    for name in ("trial1_vs_sessions", "trial2_vs_buffer", "trial3_vs_delay"):
+        assert (out / "figures" / f"{name}.png").is_file(), name
+    t = g.table1(m)
+    assert list(t["algorithm"]) == ["DropTail", "RED", "BLUE", "REM", "GREEN"]
+    assert list(t["loss % (paper)"]) == [6.85, 5.43, 0.14, 0.23, 0.05]
+    assert set(m.loc[m["trial"] == 1, "sessions"]) == set(range(100, 1301, 100))
+
+
+def test_loss_ordering_where_ecn_can_hold_the_load(m):
+    t = g.trial1_means(m, floor_ok_only=True)
+    low = max(t.loc[a, "loss_pct"] for a in ("green_rate", "blue", "rem"))
+    high = min(t.loc[a, "loss_pct"] for a in ("droptail", "red"))
+    assert low * 3 <= high, t
+    # GREEN's delay is the lowest, DropTail's the highest.
+    assert t["delay_ms"].idxmin() == "green_rate" and t["delay_ms"].idxmax() == "droptail"
+
+
+def test_green_not_worse_than_rem(m):
+    t = g.trial1_means(m)
+    assert t.loc["green_rate", "loss_pct"] <= t.loc["rem", "loss_pct"]
+    assert t.loc["green_rate", "delay_ms"] <= t.loc["rem", "delay_ms"]
