@@ -431,6 +431,16 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         all(falls),
         "; ".join(ev),
     )
+    if not (all(rises) and all(falls)):
+        rep.text(
+            "Why max_p does not move in every phase: Fig. 8 changes max_p only when the average "
+            "queue crosses min_th or max_th. Our ECN senders follow RFC 3168 (as ns-2's do): no "
+            "window growth on ACKs that echo a mark, and windows down to one segment. With them "
+            "the average settles between the thresholds after the first load change, so max_p "
+            "stays where it is until a later change pushes the average across a threshold. "
+            "The controller does what Fig. 8 says; whether the paper's average crossed more "
+            "often depends on its lost topology and TCP details."
+        )
     short = runs[runs["figure"] == "7s"]
     if not short.empty:
         s_rises, s_falls, s_ev = _max_p_moves(load_table(short["run_dir"].iloc[0], "queue"))

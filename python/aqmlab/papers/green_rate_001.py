@@ -21,10 +21,11 @@ Readings where the paper leaves something open (also written into the report):
 - Trial 2's buffer sizes are not listed (the figure is lost): we use 25..200 ms of the link,
   i.e. 31, 63, 91, 125, 188 and 250 packets, with RED's and BLUE's thresholds scaled with the
   buffer as the settings say; REM keeps b0 = 55 packets.
-- Our TCP never lets an ECN echo take the window below 2 segments (ns-2 goes to 1 and then
-  backs off its timer), so at high session counts marking cannot hold the load and every AQM
-  overflows; the report explains this and also checks Table 1's ordering over the loads where
-  2 segments per concurrent session fit in BDP + buffer.
+- ECN senders follow RFC 3168 §6.1.2, as ns-2's do: an ECN echo halves the window down to
+  one segment and, at one, holds new data for a retransmission timeout, so marking can keep
+  senders below one packet per RTT. That matters here: at 1300 sessions about 141 run at once
+  against a BDP plus buffer of about 166 packets. The report also shows Table 1 over the loads
+  (100-700 sessions) where even 2 segments per concurrent session would fit.
 - Delay is the mean queueing delay at the bottleneck; loss counts every drop there (with ECN
   the AQMs mark instead of dropping, so loss is mostly overflow).
 """
@@ -189,9 +190,9 @@ LINK_PKTS_PER_S = 10e6 / 8000
 
 
 def ecn_floor_ok(sessions: int, buffer: int = BASE_BUFFER) -> bool:
-    """True if every concurrent session can hold 2 segments (our TCP's smallest window after
-    an ECN echo) within the path's BDP plus the buffer: only then can marking alone, without
-    overflow, hold the load."""
+    """True if every concurrent session can hold 2 segments (RFC 5681's smallest ssthresh, and
+    the smallest window of a TCP without RFC 3168's sub-packet backoff) within the path's BDP
+    plus the buffer: the loads where marking can hold the load even without that backoff."""
     concurrent = sessions * MEAN_SESSION_S / RUN_S
     return 2 * concurrent <= LINK_PKTS_PER_S * MEAN_RTT_S + buffer
 
@@ -337,21 +338,14 @@ RED max_p = 0.1, w_q = 0.002, not gentle; trial 2's buffers 31..250 packets (25.
 
 
 ECN_FLOOR = """
-**Why our loss and delay are far above Table 1 at high load.** Every session is a bulk TCP
-transfer, so at 1300 sessions in 120 s about 141 run at once (the paper's own figure) on a
-10 Mbps link whose BDP plus buffer is about 75 + 91 = 166 packets: about one packet per
-session. To keep loss near zero there, as Table 1 reports, marking must hold senders at or
-below one packet per RTT. ns-2's ECN TCP can do that: an ECN echo halves the window down to 1
-and, at 1, backs off its retransmission timer (`ecn_backoff_`), sending less than a packet per
-RTT. Our TCP does neither: an ECN echo never takes the window below 2 segments
-(`transport/tcp/sender.rs`), so above roughly 770 sessions (2 segments x the mean number of
-concurrent sessions > BDP + buffer) no AQM can avoid overflow, and every algorithm converges
-to DropTail's full queue and loss. This is not the whole story: a local experiment (not
-committed) that let an ECN echo take the window to 1 lowered the all-load averages only a
-little (GREEN 4.8 -> 4.2 %, BLUE 4.8 -> 4.2 %, REM 6.3 -> 4.9 %), so the sub-one-packet regime
-of ns-2's backoff timer, or topology details lost with Fig. 1, must account for the rest. We
-therefore also check the Table 1 ordering over the loads where 2 segments per concurrent
-session fit in BDP + buffer. This limit is reported, not tuned away.
+**Sub-packet windows at high load.** Every session is a bulk TCP transfer, so at 1300 sessions
+in 120 s about 141 run at once (the paper's own figure) on a 10 Mbps link whose BDP plus buffer
+is about 75 + 91 = 166 packets: about one packet per session. Marking can keep loss near zero
+there only if senders go below one packet per RTT, which RFC 3168's ECN response (window down
+to one segment, then a retransmission-timeout wait per further echo; ns-2's `ecn_backoff_`)
+allows. Our TCP implements it (`transport/tcp/sender.rs`); with an earlier floor of two segments
+every AQM overflowed above about 770 sessions and converged on DropTail's loss. The restricted
+table shows the loads where that floor would not have mattered.
 """
 
 
@@ -402,13 +396,14 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
             "Loss, utilisation and mean queueing delay against the buffer size.",
         )
         rep.text(
-            "At 1000 sessions about 108 run at once: with our TCP's 2-segment floor after an "
-            "ECN echo (see trial 1) they keep about 217 packets in flight against a BDP of "
-            "75, so a standing queue of roughly 140 packets is unavoidable whatever the AQM "
-            "does: small buffers overflow and large ones fill to that level. The paper's flat, "
-            "low delay for REM and GREEN needs windows below 2 segments (ns-2's ECN backoff), "
-            "so this trial cannot confirm or refute it here."
+            "At 1000 sessions about 108 run at once, more than the 75-packet BDP: queue-based "
+            "AQMs (DropTail, RED, BLUE) let the standing queue grow with the buffer, while GREEN, "
+            "which controls the arrival rate, keeps its delay flat and low. REM's price settles "
+            "where the backlog equals b0 = 55 packets (44 ms), the printed setting, so its delay "
+            "is flat too but not low; the check below requires it to be under half of BLUE's, "
+            "which a b0 of 55 packets cannot meet once BLUE's queue is under 110 packets."
         )
+
     if (m["trial"] == 3).any():
         rep.section("Trial 3: bottleneck delay")
         rep.figure(

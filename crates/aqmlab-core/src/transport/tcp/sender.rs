@@ -133,6 +133,9 @@ pub struct Sender {
     cwr_pending: bool,
     rtt: RttEstimator,
     rto_deadline: Option<SimTime>,
+    /// RFC 3168 §6.1.2: an ECN-Echo arrived while the window was already one segment, so no new
+    /// data goes out until this instant (the retransmit timer "reset" on that ECE).
+    ecn_hold: Option<SimTime>,
     stats: SenderStats,
 }
 
@@ -174,6 +177,7 @@ impl Sender {
                 cfg.clock_granularity,
             ),
             rto_deadline: None,
+            ecn_hold: None,
             stats: SenderStats::default(),
         }
     }
@@ -251,9 +255,20 @@ impl Sender {
 
         let mut reduced = false;
         if self.ecn && pkt.ece && ack > self.recover && !self.in_recovery {
+            // RFC 3168 §6.1.2 (and ns-2's `ecn()`): halve cwnd, down to one segment (ssthresh
+            // keeps RFC 5681's floor of two). At one segment already, reset the retransmit timer
+            // and send nothing new until it expires, so a flow can back off below one packet
+            // per RTT, as many flows sharing a small pipe must.
             let w = congestion::usable_window(self.cwnd, self.max_window);
             self.ssthresh = congestion::halved(w);
-            self.cwnd = self.cwnd.min(self.ssthresh as f64);
+            self.cwnd = self.cwnd.min((w / 2).max(1) as f64);
+            if w <= 1 {
+                let until = now + self.rtt.rto();
+                self.ecn_hold = Some(until);
+                if self.rto_deadline.is_some() {
+                    self.rto_deadline = Some(until);
+                }
+            }
             self.recover = self.snd_max;
             self.last_response_ecn = true;
             self.cwr_pending = true;
@@ -305,7 +320,9 @@ impl Sender {
             self.dupacks = 0;
         } else {
             self.dupacks = 0;
-            if !reduced {
+            // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
+            // receipt of an ECN-Echo ACK" (ns-2 opens cwnd only on ACKs without ECN-Echo).
+            if !reduced && !(self.ecn && pkt.ece) {
                 self.cwnd = congestion::open(self.cwnd, self.ssthresh as f64);
             }
         }
@@ -355,6 +372,10 @@ impl Sender {
 
     /// Handles the retransmission timer; call when `now >= next_timer()`.
     pub fn on_timer<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        if self.ecn_hold.is_some_and(|h| now >= h) {
+            self.ecn_hold = None;
+            self.send_much(now, emit);
+        }
         match self.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
@@ -378,7 +399,10 @@ impl Sender {
 
     /// The retransmission deadline, if armed.
     pub fn next_timer(&self) -> Option<SimTime> {
-        self.rto_deadline
+        match (self.rto_deadline, self.ecn_hold) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn stats(&self) -> &SenderStats {
@@ -453,7 +477,7 @@ impl Sender {
     }
 
     fn send_much<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        if !self.started {
+        if !self.started || self.ecn_hold.is_some() {
             return;
         }
         let win = congestion::usable_window(self.cwnd, self.max_window);
@@ -805,13 +829,32 @@ mod tests {
                 Fate::Pass
             }
         });
+        w.run_until(at(2_990));
+        assert_eq!(
+            w.sender.cwnd(),
+            1.0,
+            "the window is one segment while the marks last"
+        );
         w.run_until(at(3_200));
         let s = w.sender.stats();
-        // Ten RTTs of marks: one cut per RTT at most, and the window bottoms at 2.
-        assert!((8..=10).contains(&s.ecn_reductions), "{}", s.ecn_reductions);
+        // Ten RTTs of marks: one cut per RTT at most; the window halves down to one segment
+        // (ssthresh keeps its floor of 2), and then (RFC 3168 §6.1.2) each further ECN-Echo
+        // holds new data for a retransmit timeout, so cuts come less than once per RTT.
+        assert!((5..=9).contains(&s.ecn_reductions), "{}", s.ecn_reductions);
         assert!(w.receiver.stats().ce_received > 3 * s.ecn_reductions);
         assert_eq!((s.retransmits, s.timeouts), (0, 0));
         assert_eq!(w.sender.ssthresh(), Some(2));
+        // Once the window is one segment, consecutive packets are at least an RTO apart.
+        let late: Vec<SimTime> = w
+            .sent
+            .iter()
+            .map(|x| x.t)
+            .filter(|&t| t > at(2_600) && t < at(3_000))
+            .collect();
+        assert!(
+            late.len() <= 2,
+            "at one segment under marks, sends are spaced by the RTO: {late:?}"
+        );
     }
 
     #[test]
