@@ -322,7 +322,7 @@ impl Sender {
             self.dupacks = 0;
             // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
             // receipt of an ECN-Echo ACK" (ns-2 opens cwnd only on ACKs without ECN-Echo).
-            if !reduced && !(self.ecn && pkt.ece) {
+            if !reduced && (!self.ecn || !pkt.ece) {
                 self.cwnd = congestion::open(self.cwnd, self.ssthresh as f64);
             }
         }
