@@ -81,8 +81,3 @@ def kinds() -> set[str]:
     import aqmlab
 
     return {a["kind"] for a in aqmlab.algorithms()}
-
-
-def needs_kind(kind: str) -> pytest.MarkDecorator:
-    """Skips a test whose scenario names an algorithm not (yet) in this build."""
-    return pytest.mark.skipif(kind not in kinds(), reason=f"algorithm {kind!r} not in this build")

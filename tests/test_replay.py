@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import aqmlab
-from conftest import needs_kind
 
 
 def test_droptail_overflows_at_its_buffer():
@@ -29,7 +28,6 @@ def test_dequeue_of_an_empty_queue_and_dict_events():
     assert recs[1]["qlen_bytes_before"] == 0
 
 
-@needs_kind("red")
 def test_red_forces_a_drop_once_the_average_reaches_max_th():
     # With w_q = 1 the average is the instantaneous queue seen by each arrival: 0, 1, 2, 3.
     # At 3 = max_th the drop is forced (non-gentle RED); at 1 and 2 it is early-drop territory,
@@ -43,7 +41,6 @@ def test_red_forces_a_drop_once_the_average_reaches_max_th():
     assert recs[-1]["draws"] <= 4
 
 
-@needs_kind("red")
 def test_red_reports_an_overrun_uniform_script():
     red = {"kind": "red", "min_th": 1, "max_th": 30, "max_p": 0.5, "w_q": 1.0}
     events = [("enqueue", i * 1e-4) for i in range(10)]
