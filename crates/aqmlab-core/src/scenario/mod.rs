@@ -288,6 +288,9 @@ pub struct Scenario {
     pub qdisc: AqmConfig,
 }
 
+/// The most rows a time series (queue samples, group goodput bins) may have in one run.
+pub const MAX_SERIES_ROWS: u64 = 10_000_000;
+
 fn finite_in(v: f64, lo: f64, hi_exclusive: f64) -> bool {
     v.is_finite() && v >= lo && v < hi_exclusive
 }
@@ -351,6 +354,24 @@ impl ScenarioFile {
             "series_bin",
             self.series_bin,
             "greater than 0",
+        )?;
+        // Time series are kept in memory: bound their length so a typo ("1ns") is an error, not
+        // an allocation of billions of rows.
+        let samples = self.duration.0 / self.sample_interval.0;
+        check(
+            samples <= MAX_SERIES_ROWS,
+            "sample_interval",
+            self.sample_interval,
+            &format!(
+                "at least duration / {MAX_SERIES_ROWS} (at most {MAX_SERIES_ROWS} queue samples)"
+            ),
+        )?;
+        let rows = (self.duration.0 / self.series_bin.0).saturating_mul(self.flows.len() as u64);
+        check(
+            rows <= MAX_SERIES_ROWS,
+            "series_bin",
+            self.series_bin,
+            &format!("long enough that bins x groups <= {MAX_SERIES_ROWS}"),
         )?;
         let b = &self.bottleneck;
         match b.buffer {
@@ -562,5 +583,15 @@ mod tests {
         let no_flows = OK.split("[[flows]]").next().unwrap().to_string();
         assert_eq!(err(&no_flows).path, "flows");
         assert_eq!(err(&OK.replace("duration = \"10s\"", "")).path, "duration");
+        let tiny = OK.replace(
+            "duration = \"10s\"",
+            "duration = \"10s\"\nsample_interval = \"1ns\"",
+        );
+        assert_eq!(err(&tiny).path, "sample_interval");
+        let tiny = OK.replace(
+            "duration = \"10s\"",
+            "duration = \"10s\"\nseries_bin = \"10ns\"",
+        );
+        assert_eq!(err(&tiny).path, "series_bin");
     }
 }
