@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
-use crate::qdisc::{BufferLimit, Qdisc, SingleQueue};
+use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -227,12 +227,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            self.ecn,
-            ctx.link_rate_bps,
-            Box::new(Blue::new(self)),
-        ))
+        ctx.single_queue(self.ecn, Blue::new(self))
     }
 }
 

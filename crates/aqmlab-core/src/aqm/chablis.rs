@@ -73,7 +73,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -467,12 +467,10 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
+        ctx.single_queue(
             self.ecn,
-            ctx.link_rate_bps,
-            Box::new(Chablis::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes)),
-        ))
+            Chablis::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes),
+        )
     }
 }
 

@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -270,12 +270,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            false,
-            ctx.link_rate_bps,
-            Box::new(Csfq::new(self, ctx.link_rate_bps, ctx.flows.len())),
-        ))
+        ctx.single_queue(false, Csfq::new(self, ctx.link_rate_bps, ctx.flows.len()))
     }
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Verdict};
 use crate::error::ScenarioError;
 use crate::net::packet::Packet;
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -41,12 +41,7 @@ impl AlgorithmParams for Params {
         Ok(())
     }
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            false,
-            ctx.link_rate_bps,
-            Box::new(DropTail),
-        ))
+        ctx.single_queue(false, DropTail)
     }
 }
 

@@ -55,7 +55,7 @@ use super::chablis::red_core::{linear_pb, spaced, validate_red, RedAverage};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -277,17 +277,10 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
+        ctx.single_queue(
             self.ecn,
-            ctx.link_rate_bps,
-            Box::new(Fred::new(
-                self,
-                ctx.link_rate_bps,
-                ctx.mean_pkt_bytes,
-                ctx.flows.len(),
-            )),
-        ))
+            Fred::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes, ctx.flows.len()),
+        )
     }
 }
 

@@ -69,7 +69,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -525,12 +525,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            self.ecn,
-            ctx.link_rate_bps,
-            Box::new(GreenTcp::new(self, ctx)),
-        ))
+        ctx.single_queue(self.ecn, GreenTcp::new(self, ctx))
     }
 }
 

@@ -169,6 +169,19 @@ pub struct BuildContext<'a> {
     pub seed: u64,
 }
 
+impl BuildContext<'_> {
+    /// The usual qdisc: one FIFO buffer of this link's limit, driven by `aqm`; `ecn` lets the
+    /// algorithm's `Signal` verdicts mark ECN-capable packets instead of dropping them.
+    pub fn single_queue(&self, ecn: bool, aqm: impl Aqm + 'static) -> Box<dyn Qdisc> {
+        Box::new(crate::qdisc::SingleQueue::new(
+            self.limit,
+            ecn,
+            self.link_rate_bps,
+            Box::new(aqm),
+        ))
+    }
+}
+
 /// One parameter's documentation for `aqmlab algorithms`.
 pub struct ParamDoc {
     pub key: &'static str,

@@ -63,7 +63,7 @@ use serde::{Deserialize, Serialize};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -241,12 +241,7 @@ impl Params {
     }
 
     pub(crate) fn single_queue(&self, ctx: &BuildContext, red: Red) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            self.ecn,
-            ctx.link_rate_bps,
-            Box::new(red),
-        ))
+        ctx.single_queue(self.ecn, red)
     }
 }
 

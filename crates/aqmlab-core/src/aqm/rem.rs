@@ -45,7 +45,7 @@ use super::blue::bernoulli;
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
-use crate::qdisc::{BufferLimit, Qdisc, SingleQueue};
+use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -283,12 +283,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            self.ecn,
-            ctx.link_rate_bps,
-            Box::new(Rem::new(self, ctx)),
-        ))
+        ctx.single_queue(self.ecn, Rem::new(self, ctx))
     }
 }
 

@@ -56,7 +56,7 @@ use super::green_tcp::mix64;
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{Qdisc, SingleQueue};
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -315,12 +315,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(SingleQueue::new(
-            ctx.limit,
-            self.ecn,
-            ctx.link_rate_bps,
-            Box::new(Sfb::new(self, ctx)),
-        ))
+        ctx.single_queue(self.ecn, Sfb::new(self, ctx))
     }
 }
 
