@@ -5,12 +5,12 @@
 mod common;
 use common::*;
 
-/// One Reno flow, ~100 ms RTT, Bernoulli loss p on the data path, capacity far above the
-/// loss-limited rate, so throughput is set by loss alone.
-fn lossy_path(p: f64, secs: u32) -> String {
+/// One flow of `variant`, ~100 ms RTT, Bernoulli loss p on the data path, capacity far above
+/// the loss-limited rate, so throughput is set by loss alone.
+fn lossy_path(variant: &str, p: f64, secs: u32) -> String {
     format!(
         r#"
-        name = "mathis p={p}"
+        name = "mathis {variant} p={p}"
         seed = 3
         duration = "{secs}s"
         warmup = "20s"
@@ -23,7 +23,7 @@ fn lossy_path(p: f64, secs: u32) -> String {
         count = 1
         access_rate = "1Gbps"
         access_delay = "20ms"
-        tcp = {{ variant = "reno", mss = 1000 }}
+        tcp = {{ variant = "{variant}", mss = 1000 }}
         "#
     )
 }
@@ -32,29 +32,48 @@ fn mathis_mbps(mss_bytes: f64, rtt_s: f64, p: f64) -> f64 {
     mss_bytes * 8.0 * (1.5f64).sqrt() / (rtt_s * p.sqrt()) / 1e6
 }
 
-fn check_mathis(p: f64, secs: u32) {
-    let out = run(&lossy_path(p, secs));
+/// Goodput over the Mathis prediction.
+fn mathis_ratio(variant: &str, p: f64, secs: u32) -> f64 {
+    let out = run(&lossy_path(variant, p, secs));
     assert_conserved(&out);
     let goodput = col_f64(&out.flows, "goodput_mbps")[0];
     let rtt = col_f64(&out.flows, "rtt_ms")[0] / 1e3;
     assert!((rtt - 0.1).abs() < 1e-9, "base RTT {rtt}");
     let model = mathis_mbps(1000.0, rtt, p);
     let ratio = goodput / model;
-    println!("p={p}: goodput {goodput:.3} Mbps, Mathis {model:.3} Mbps, ratio {ratio:.3}");
+    println!(
+        "{variant} p={p}: goodput {goodput:.3} Mbps, Mathis {model:.3} Mbps, ratio {ratio:.3}"
+    );
+    ratio
+}
+
+fn check_mathis(variant: &str, p: f64, secs: u32) {
+    let ratio = mathis_ratio(variant, p, secs);
     assert!(
         (0.8..=1.2).contains(&ratio),
-        "p={p}: goodput {goodput:.3} Mbps vs Mathis {model:.3} Mbps (ratio {ratio:.3})"
+        "{variant} p={p}: goodput/Mathis = {ratio:.3}"
     );
 }
 
 #[test]
 fn reno_matches_mathis_at_p_0_001() {
-    check_mathis(0.001, 420);
+    check_mathis("reno", 0.001, 420);
 }
 
 #[test]
 fn reno_matches_mathis_at_p_0_01() {
-    check_mathis(0.01, 420);
+    check_mathis("reno", 0.01, 420);
+}
+
+#[test]
+fn sack_matches_mathis_and_beats_reno_where_reno_times_out() {
+    // At p = 0.01 Reno loses throughput to timeouts after two losses in a window; SACK repairs
+    // them in one round trip, so it lands closer to the model (which has no timeouts).
+    check_mathis("sack", 0.001, 420);
+    let sack = mathis_ratio("sack", 0.01, 420);
+    let reno = mathis_ratio("reno", 0.01, 420);
+    assert!((0.8..=1.2).contains(&sack), "sack p=0.01: {sack:.3}");
+    assert!(sack > reno, "sack {sack:.3} vs reno {reno:.3}");
 }
 
 #[test]

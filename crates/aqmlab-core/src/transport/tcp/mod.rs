@@ -48,6 +48,9 @@ pub enum Variant {
     Reno,
     /// RFC 6582: stays in recovery until the whole window outstanding at the loss is acked.
     NewReno,
+    /// RFC 2018 SACK blocks from the receiver and RFC 6675 loss recovery at the sender
+    /// (pipe-based, like ns-2's `Agent/TCP/Sack1` and ns-3's default `TcpSocketBase`).
+    Sack,
 }
 
 /// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).

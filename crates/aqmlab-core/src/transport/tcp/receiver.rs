@@ -14,13 +14,18 @@
 //! - ECN: with `ecn`, after a CE-marked packet every ACK carries ECE until a packet with CWR
 //!   arrives (a packet carrying both CWR and CE sets ECE again: CWR is applied first).
 //! - ACKs are `ack_size` bytes, Not-ECT (RFC 3168 §6.1.4: pure ACKs are not ECN-capable).
+//! - SACK (`variant = "sack"`, RFC 2018 §4): each ACK sent while segments wait above a hole
+//!   carries up to three blocks. The first is the run of buffered segments holding the segment
+//!   that triggered the ACK; the rest repeat the most recently reported runs that still exist,
+//!   so every run is reported in at least three successive ACKs (RFC 2018's rule). The
+//!   receiver never reneges (ns-2's sinks do not either).
 
 use std::collections::VecDeque;
 
-use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
+use crate::net::packet::{Ecn, FlowId, Packet, PacketKind, SackBlocks};
 use crate::time::{SimDuration, SimTime};
 
-use super::TcpConfig;
+use super::{TcpConfig, Variant};
 
 /// Counters of one receiver.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,12 +50,15 @@ pub struct Receiver {
     delayed_ack: bool,
     delack_interval: SimDuration,
     ecn: bool,
+    sack: bool,
     // ** Maintained
     /// Next segment expected in order (= unique in-order segments delivered).
     rcv_nxt: u64,
     /// `ooo[i]`: segment `rcv_nxt + i` has arrived. Empty when there is no gap; otherwise
     /// `ooo[0]` is false (the hole) and the last entry true.
     ooo: VecDeque<bool>,
+    /// A segment inside each SACK block of the last ACK, most recent first (RFC 2018 §4).
+    recent_blocks: [Option<u64>; SackBlocks::MAX],
     /// Echo ECE on ACKs (a CE was seen and no CWR since).
     ece: bool,
     /// A held (delayed) ACK: its deadline and the timestamp it will echo.
@@ -66,8 +74,10 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack,
             delack_interval: cfg.delack_interval,
             ecn: cfg.ecn,
+            sack: cfg.variant == Variant::Sack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
+            recent_blocks: [None; SackBlocks::MAX],
             ece: false,
             held: None,
             stats: ReceiverStats::default(),
@@ -114,7 +124,67 @@ impl Receiver {
             return;
         }
         self.held = None;
-        self.send_ack(now, pkt.ts, emit);
+        let trigger = (seq > self.rcv_nxt).then_some(seq);
+        self.send_ack(now, pkt.ts, trigger, emit);
+    }
+
+    /// The run of buffered segments around `seq` as `[start, end)`, if `seq` is buffered.
+    fn run_around(&self, seq: u64) -> Option<(u64, u64)> {
+        let idx = usize::try_from(seq.checked_sub(self.rcv_nxt)?).ok()?;
+        if !*self.ooo.get(idx)? {
+            return None;
+        }
+        let mut lo = idx;
+        while lo > 0 && self.ooo[lo - 1] {
+            lo -= 1;
+        }
+        let mut hi = idx + 1;
+        while hi < self.ooo.len() && self.ooo[hi] {
+            hi += 1;
+        }
+        Some((self.rcv_nxt + lo as u64, self.rcv_nxt + hi as u64))
+    }
+
+    /// The SACK blocks of the next ACK (RFC 2018 §4): the run holding `trigger` first, then
+    /// the runs of the previous ACK's blocks that remain, most recent first.
+    fn sack_blocks(&mut self, trigger: Option<u64>) -> SackBlocks {
+        let mut blocks = SackBlocks::default();
+        if !self.sack || self.ooo.is_empty() {
+            self.recent_blocks = [None; SackBlocks::MAX];
+            return blocks;
+        }
+        let mut runs: [Option<(u64, u64)>; SackBlocks::MAX] = [None; SackBlocks::MAX];
+        let mut n = 0;
+        let candidates = trigger
+            .into_iter()
+            .chain(self.recent_blocks.into_iter().flatten());
+        for seq in candidates {
+            if n == SackBlocks::MAX {
+                break;
+            }
+            if let Some(run) = self.run_around(seq) {
+                if !runs[..n].contains(&Some(run)) {
+                    runs[n] = Some(run);
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            // Nothing recent survives (e.g. after the delayed-ACK timer): report the lowest run.
+            let first = self
+                .ooo
+                .iter()
+                .position(|&b| b)
+                .map(|i| self.rcv_nxt + i as u64);
+            runs[0] = first.and_then(|s| self.run_around(s));
+        }
+        for (slot, run) in self.recent_blocks.iter_mut().zip(runs) {
+            *slot = run.map(|(start, _)| start);
+            if let Some((start, end)) = run {
+                blocks.push(self.rcv_nxt, start, end);
+            }
+        }
+        blocks
     }
 
     /// Segment `rcv_nxt` arrived: move past it and every buffered segment that follows.
@@ -136,7 +206,7 @@ impl Receiver {
         if let Some((deadline, ts)) = self.held {
             if now >= deadline {
                 self.held = None;
-                self.send_ack(now, ts, emit);
+                self.send_ack(now, ts, None, emit);
             }
         }
     }
@@ -159,9 +229,11 @@ impl Receiver {
         &mut self,
         now: SimTime,
         ts_echo: SimTime,
+        trigger: Option<u64>,
         emit: &mut F,
     ) {
         self.stats.acks_sent += 1;
+        let sack = self.sack_blocks(trigger);
         emit(Packet {
             flow: self.flow,
             kind: PacketKind::Ack,
@@ -172,6 +244,7 @@ impl Receiver {
             ts: now,
             ts_echo,
             created: now,
+            sack,
             ..Packet::default()
         });
     }
@@ -312,6 +385,58 @@ mod tests {
         assert_eq!(fill.len(), 1);
         assert_eq!(fill[0].ack, 5);
         assert_eq!(r.stats().acks_sent, 4);
+    }
+
+    fn blocks(a: &Packet) -> Vec<(u64, u64)> {
+        a.sack.iter(a.ack).collect()
+    }
+
+    #[test]
+    fn sack_blocks_follow_rfc2018() {
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            ..TcpConfig::default()
+        };
+        let mut r = Receiver::new(0, &cfg);
+        let acks = feed(
+            &mut r,
+            at(1),
+            &[
+                data(0, 0),
+                data(1, 0),
+                data(3, 0),
+                data(4, 0),
+                data(6, 0),
+                data(8, 0),
+            ],
+        );
+        let got: Vec<Vec<(u64, u64)>> = acks.iter().map(blocks).collect();
+        assert_eq!(
+            got,
+            vec![
+                vec![],
+                vec![],
+                vec![(3, 4)],
+                vec![(3, 5)],
+                // The triggering run first, then the most recently reported.
+                vec![(6, 7), (3, 5)],
+                vec![(8, 9), (6, 7), (3, 5)],
+            ]
+        );
+        // Segment 10 pushes the oldest run out of the three slots; 2 fills the first hole,
+        // so the cumulative ACK moves to 5 and only runs above it remain.
+        let acks = feed(&mut r, at(2), &[data(10, 0), data(2, 0)]);
+        assert_eq!(blocks(&acks[0]), vec![(10, 11), (8, 9), (6, 7)]);
+        assert_eq!(acks[1].ack, 5);
+        assert_eq!(blocks(&acks[1]), vec![(10, 11), (8, 9), (6, 7)]);
+        // Filling everything leaves no blocks.
+        let acks = feed(&mut r, at(3), &[data(5, 0), data(7, 0), data(9, 0)]);
+        assert_eq!(acks.last().unwrap().ack, 11);
+        assert!(acks.last().unwrap().sack.is_empty());
+        // Without SACK negotiated, no blocks at all.
+        let mut plain = Receiver::new(0, &TcpConfig::default());
+        let acks = feed(&mut plain, at(1), &[data(0, 0), data(2, 0)]);
+        assert!(acks.iter().all(|a| a.sack.is_empty()));
     }
 
     #[test]

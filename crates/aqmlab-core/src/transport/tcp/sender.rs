@@ -59,8 +59,24 @@
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
 //!   `opencwnd()` on that ACK (a 1/cwnd difference).
 //! - Not modelled: limited transmit (RFC 3042, ns-2 `singledup_`, whose default changed over
-//!   ns-2's history), maxburst, SACK, and ns-2's ECN backoff timer for `cwnd <= 1` (here an
+//!   ns-2's history), maxburst, D-SACK, and ns-2's ECN backoff timer for `cwnd <= 1` (here an
 //!   ECE at `cwnd < 2` leaves `cwnd` unchanged and only lowers `ssthresh`).
+//!
+//! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks.
+//! - A scoreboard of SACKed segments from `snd_una` (a ring of flags, empty without loss).
+//!   A segment is lost (`IsLost`) when `dupack_threshold` SACKed segments lie above it.
+//! - Recovery starts on the `dupack_threshold`-th duplicate ACK or as soon as `snd_una` is lost
+//!   (RFC 6675 §5 step 4), under the same `snd_una >= recover` gate: `recover = snd_max`,
+//!   `ssthresh = max(flight/2, 2)`, `cwnd = ssthresh` (no inflation), and `snd_una` is
+//!   retransmitted.
+//! - In recovery each ACK recomputes `pipe` (§4: unSACKed segments not lost, plus those
+//!   retransmitted, i.e. below `HighRxt`) and sends while `cwnd − pipe ≥ 1`: first the lowest lost
+//!   segment above `HighRxt` (NextSeg rule 1), else new data (rule 2). Rules 3 and 4 (rescue
+//!   retransmissions) are left out. Recovery ends on an ACK `>= recover`, with `cwnd = ssthresh`.
+//! - After a timeout the scoreboard is kept (RFC 6675 §5.1 allows it; our receiver never
+//!   reneges) and go-back-N resending skips SACKed segments; `HighRxt` is reset.
+
+use std::collections::VecDeque;
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
@@ -80,7 +96,7 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
-    /// NewReno partial ACKs (each retransmits one hole).
+    /// NewReno and SACK partial ACKs (ACKs of new data below `recover` in recovery).
     pub partial_acks: u64,
     /// Window reductions in response to ECE.
     pub ecn_reductions: u64,
@@ -107,6 +123,7 @@ pub struct Sender {
     /// `u64::MAX` = unlimited.
     initial_ssthresh: u64,
     dupack_threshold: u32,
+    sack: bool,
     ecn: bool,
     rtt_label: RttLabel,
     // ** Maintained
@@ -131,6 +148,12 @@ pub struct Sender {
     first_partial_seen: bool,
     /// The next data packet carries CWR.
     cwr_pending: bool,
+    /// SACK scoreboard: `sacked[i]` for segment `snd_una + i`. Empty, or ends with `true`.
+    sacked: VecDeque<bool>,
+    /// `true` entries in `sacked`.
+    sacked_count: u64,
+    /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
+    high_rxt: u64,
     rtt: RttEstimator,
     rto_deadline: Option<SimTime>,
     /// RFC 3168 §6.1.2: an ECN-Echo arrived while the window was already one segment, so no new
@@ -154,6 +177,7 @@ impl Sender {
             initial_window: cfg.initial_window,
             initial_ssthresh,
             dupack_threshold: cfg.dupack_threshold.max(1),
+            sack: cfg.variant == Variant::Sack,
             ecn: cfg.ecn,
             rtt_label: cfg.rtt_label,
             started: false,
@@ -170,6 +194,9 @@ impl Sender {
             last_response_ecn: false,
             first_partial_seen: false,
             cwr_pending: false,
+            sacked: VecDeque::new(),
+            sacked_count: 0,
+            high_rxt: 0,
             rtt: RttEstimator::new(
                 cfg.min_rto,
                 cfg.max_rto,
@@ -252,6 +279,9 @@ impl Sender {
             return;
         }
         self.stats.acks_received += 1;
+        if self.sack {
+            self.record_sack(pkt);
+        }
 
         let mut reduced = false;
         if self.ecn && pkt.ece && ack > self.recover && !self.in_recovery {
@@ -283,6 +313,112 @@ impl Sender {
         }
     }
 
+    /// Marks the ACK's SACK blocks in the scoreboard (clipped to `[snd_una, snd_max)`).
+    fn record_sack(&mut self, pkt: &Packet) {
+        for (start, end) in pkt.sack.iter(pkt.ack) {
+            let lo = start.max(self.snd_una);
+            let hi = end.min(self.snd_max);
+            if lo >= hi {
+                continue;
+            }
+            let need = (hi - self.snd_una) as usize;
+            if self.sacked.len() < need {
+                self.sacked.resize(need, false);
+            }
+            for i in (lo - self.snd_una) as usize..need {
+                if !self.sacked[i] {
+                    self.sacked[i] = true;
+                    self.sacked_count += 1;
+                }
+            }
+        }
+    }
+
+    /// Drops the scoreboard entries of the `n` segments just acknowledged cumulatively.
+    fn pop_scoreboard(&mut self, n: u64) {
+        if self.sacked.is_empty() {
+            return;
+        }
+        let n = (n as usize).min(self.sacked.len());
+        let gone = self.sacked.drain(..n).filter(|&b| b).count() as u64;
+        self.sacked_count -= gone;
+        if self.sacked_count == 0 {
+            self.sacked.clear();
+        }
+    }
+
+    fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.snd_una
+            && self
+                .sacked
+                .get((seq - self.snd_una) as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// RFC 6675 `IsLost(snd_una)`: `dupack_threshold` segments above it are SACKed.
+    fn first_hole_lost(&self) -> bool {
+        self.sacked_count >= self.dupack_threshold as u64
+    }
+
+    /// Every unSACKed segment below the returned one is lost (RFC 6675 `IsLost`): it is the
+    /// `dupack_threshold`-th highest SACKed segment (`snd_una` when fewer are SACKed).
+    fn lost_limit(&self) -> u64 {
+        let mut above = 0;
+        for (i, &b) in self.sacked.iter().enumerate().rev() {
+            if b {
+                above += 1;
+                if above == self.dupack_threshold {
+                    return self.snd_una + i as u64;
+                }
+            }
+        }
+        self.snd_una
+    }
+
+    /// RFC 6675 §4 `SetPipe`: segments in `[snd_una, snd_max)` that are not SACKed count once
+    /// if not lost and once more if retransmitted in this recovery (below `HighRxt`).
+    fn pipe(&self, lost_limit: u64) -> u64 {
+        let mut pipe = 0;
+        for seq in self.snd_una..self.snd_max {
+            if self.is_sacked(seq) {
+                continue;
+            }
+            pipe += u64::from(seq >= lost_limit) + u64::from(seq < self.high_rxt);
+        }
+        pipe
+    }
+
+    /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()`: the lowest lost
+    /// segment not yet retransmitted (rule 1), else new data within the receiver window (rule 2).
+    fn sack_send<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        let lost_limit = self.lost_limit();
+        let mut pipe = self.pipe(lost_limit);
+        let cwnd = self.cwnd.floor() as u64;
+        let rwnd_end = if self.max_window == 0 {
+            u64::MAX
+        } else {
+            self.snd_una + self.max_window as u64
+        };
+        while pipe < cwnd {
+            let mut seq = self.high_rxt.max(self.snd_una);
+            while seq < lost_limit && self.is_sacked(seq) {
+                seq += 1;
+            }
+            if seq < lost_limit {
+                self.high_rxt = seq + 1;
+                self.transmit(now, seq, emit);
+            } else if self.snd_nxt < self.limit && self.snd_nxt < rwnd_end {
+                let seq = self.snd_nxt;
+                self.snd_nxt += 1;
+                self.transmit(now, seq, emit);
+            } else {
+                break;
+            }
+            pipe += 1;
+        }
+    }
+
     fn on_new_ack<F: FnMut(Packet) + ?Sized>(
         &mut self,
         now: SimTime,
@@ -292,6 +428,7 @@ impl Sender {
     ) {
         let ack = pkt.ack;
         let newly = ack - self.snd_una;
+        self.pop_scoreboard(newly);
         self.snd_una = ack;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
@@ -301,6 +438,14 @@ impl Sender {
         self.rtt.reset_backoff();
 
         if self.in_recovery {
+            if self.sack && ack < self.recover {
+                // RFC 6675 §5 step (C): a partial ACK; restart the timer (RFC 6298 rule 5.3)
+                // and send what the pipe allows.
+                self.stats.partial_acks += 1;
+                self.arm_timer(now);
+                self.sack_send(now, emit);
+                return;
+            }
             if self.variant == Variant::NewReno && ack < self.recover {
                 // Partial ACK (RFC 6582 §3.2 step 3): retransmit the next hole, stay.
                 self.stats.partial_acks += 1;
@@ -339,7 +484,11 @@ impl Sender {
     fn on_dup_ack<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
         self.stats.dup_acks += 1;
         self.dupacks = self.dupacks.saturating_add(1);
-        if self.dupacks == self.dupack_threshold && !self.in_recovery {
+        let loss_detected = self.dupacks == self.dupack_threshold
+            || (self.sack && self.dupacks < self.dupack_threshold && self.first_hole_lost());
+        if self.sack && self.in_recovery {
+            self.sack_send(now, emit);
+        } else if loss_detected && !self.in_recovery {
             if self.snd_una >= self.recover {
                 // RFC 5681 §3.2 steps 2-3.
                 let flight = self.snd_nxt - self.snd_una;
@@ -359,15 +508,23 @@ impl Sender {
     }
 
     fn enter_recovery<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        self.cwnd = (self.ssthresh + self.dupack_threshold as u64) as f64;
         self.in_recovery = true;
         self.last_response_ecn = false;
         self.first_partial_seen = false;
         self.stats.fast_retransmits += 1;
         self.arm_timer(now);
         let seq = self.snd_una;
-        self.transmit(now, seq, emit);
-        self.send_much(now, emit);
+        if self.sack {
+            // RFC 6675 §5 step (4.2)-(4.3): cwnd = ssthresh, retransmit, then pipe-limited.
+            self.cwnd = self.ssthresh as f64;
+            self.high_rxt = seq + 1;
+            self.transmit(now, seq, emit);
+            self.sack_send(now, emit);
+        } else {
+            self.cwnd = (self.ssthresh + self.dupack_threshold as u64) as f64;
+            self.transmit(now, seq, emit);
+            self.send_much(now, emit);
+        }
     }
 
     /// Handles the retransmission timer; call when `now >= next_timer()`.
@@ -392,6 +549,7 @@ impl Sender {
         self.dupacks = 0;
         self.last_response_ecn = false;
         self.recover = self.snd_max;
+        self.high_rxt = 0;
         self.rtt.back_off();
         self.snd_nxt = self.snd_una;
         self.send_much(now, emit);
@@ -485,7 +643,10 @@ impl Sender {
         while self.snd_nxt < end {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
-            self.transmit(now, seq, emit);
+            // Go-back-N after a timeout skips what the receiver has SACKed.
+            if !self.is_sacked(seq) {
+                self.transmit(now, seq, emit);
+            }
         }
     }
 
@@ -710,6 +871,106 @@ mod tests {
         assert_eq!(s.fast_retransmits, 1);
         assert_eq!(s.partial_acks, 0);
         assert_eq!(s.timeouts, 1);
+    }
+
+    #[test]
+    fn sack_recovers_three_losses_in_one_round_trip() {
+        let s = three_losses(Variant::Sack);
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!(s.timeouts, 0);
+        assert_eq!(s.retransmits, 3, "each hole once, nothing SACKed resent");
+    }
+
+    #[test]
+    fn sack_repairs_a_burst_of_losses_with_the_pipe_within_cwnd() {
+        // Eight holes in one window of about 20: NewReno finds one hole per round trip (one per
+        // partial ACK); SACK retransmits every hole within the first round trip of recovery.
+        let holes: Vec<u64> = (0..8).map(|k| 100 + 2 * k).collect();
+        let run = |variant: Variant| {
+            let cfg = TcpConfig {
+                variant,
+                initial_ssthresh: 16,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            w.drop_first_tx_of(&holes);
+            w.start(None);
+            let mut first_rtx = None;
+            let mut last_rtx = None;
+            loop {
+                let was_in = w.sender.in_recovery();
+                let sent_before = w.sender.stats().segments_sent;
+                if !w.step(at(3_000)) {
+                    break;
+                }
+                let s = w.sender.stats();
+                if variant == Variant::Sack
+                    && was_in
+                    && w.sender.in_recovery()
+                    && s.segments_sent > sent_before
+                {
+                    // RFC 6675: an ACK in recovery sends only while cwnd − pipe ≥ 1.
+                    let lost = w.sender.lost_limit();
+                    assert!(w.sender.pipe(lost) <= w.sender.cwnd().floor() as u64);
+                }
+                if s.retransmits > 0 {
+                    first_rtx.get_or_insert(w.now);
+                }
+                if s.retransmits == holes.len() as u64 && last_rtx.is_none() {
+                    last_rtx = Some(w.now);
+                }
+            }
+            let s = w.sender.stats().clone();
+            let span = last_rtx.unwrap().since(first_rtx.unwrap());
+            (s, span, w.receiver.delivered_segments())
+        };
+        let (sack, sack_span, sack_d) = run(Variant::Sack);
+        let (newreno, nr_span, _) = run(Variant::NewReno);
+        assert_eq!(sack.timeouts, 0);
+        assert_eq!(sack.fast_retransmits, 1);
+        assert_eq!(sack.retransmits, holes.len() as u64);
+        assert!(
+            sack_span < ms(60),
+            "SACK took {sack_span:?} to resend all holes"
+        );
+        // NewReno resends one hole per partial ACK (or falls back to its timer).
+        assert!(nr_span >= ms(180), "NewReno took {nr_span:?}");
+        assert!(newreno.partial_acks >= 2);
+        assert!(sack_d > 300);
+    }
+
+    #[test]
+    fn sack_timeout_resend_skips_sacked_segments() {
+        // Every segment of a window after the first hole is SACKed; the hole's retransmission
+        // is lost too, so the timer fires. Go-back-N then resends only what is missing.
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        let mut tx_of_100 = 0;
+        w.fate = Box::new(move |p, _| {
+            if p.seq == 100 {
+                tx_of_100 += 1;
+                if tx_of_100 <= 2 {
+                    return Fate::Drop;
+                }
+            }
+            Fate::Pass
+        });
+        w.start(None);
+        w.run_until(at(3_000));
+        let s = w.sender.stats();
+        assert_eq!(s.timeouts, 1);
+        assert_eq!(w.sent.iter().filter(|p| p.seq == 100).count(), 3);
+        // Nothing but segment 100 was ever sent twice.
+        let resent_others = w
+            .sent
+            .iter()
+            .filter(|p| p.seq != 100 && w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+            .count();
+        assert_eq!(resent_others, 0);
     }
 
     #[test]
@@ -1048,8 +1309,8 @@ mod tests {
     }
 
     #[test]
-    fn mathis_formula_reno_and_newreno() {
-        for v in [Variant::Reno, Variant::NewReno] {
+    fn mathis_formula_reno_newreno_and_sack() {
+        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
             let r = mathis(v);
             eprintln!("{v:?}: goodput/model = {r}");
             assert!((0.75..=1.25).contains(&r), "{v:?}: goodput/model = {r}");
