@@ -60,6 +60,10 @@
 //!   by zero, and an idle link says nothing about how to scale the flows that are not there.
 //!   Note that α has no upper bound in the paper: while flows are limited elsewhere it keeps
 //!   growing by (1+U)/(2U) per window, and only shrinks by 0.95 per window once overflows occur.
+//!   It therefore settles only if windows with overflow drops are common enough: a share
+//!   `f = ln((1+U)/2U) / (ln((1+U)/2U) − ln 0.95)` of them at utilisation U elsewhere (51 % at
+//!   U = 0.90, 23 % at U = 0.97). We keep the paper's law unbounded; the paper-000 reproduction
+//!   shows where TCP Reno's utilisation makes it diverge and SACK senders do not.
 //! - Windows are closed by the timer (`next_timer`/`on_timer`) at `k·window`, exactly. Hooks that
 //!   see `now` past a boundary close the due windows first (the same result, in case the driver
 //!   lets an arrival at the boundary run before the timer).

