@@ -140,3 +140,60 @@ fn sack_senders_close_most_of_the_utilisation_gap_to_ns3() {
         0.06,
     );
 }
+
+/// The 10-flow dumbbell with a 1000-packet buffer, SACK senders and the named qdisc.
+fn ten_flows_with(kind: &str) -> String {
+    let text = scenario("dumbbell_10mbps_10flows.toml")
+        .replace("buffer = 100", "buffer = 1000")
+        .replace("variant = \"newreno\"", "variant = \"sack\"");
+    assert!(text.contains("buffer = 1000") && text.contains("\"sack\""));
+    text.replace(
+        "buffer = 1000",
+        &format!("buffer = 1000\nqdisc = {{ kind = \"{kind}\" }}"),
+    )
+}
+
+#[test]
+fn pie_holds_the_queueing_delay_where_ns3_pie_holds_it() {
+    // PIE steers the queueing delay to its 15 ms target: the controlled variable must agree with
+    // ns-3's PieQueueDisc (same RFC 8033 defaults), with equal and with unequal RTTs. Loss is
+    // looser: it depends on the two TCPs (ns-3's LinuxReno times out about three times as often
+    // on the 30-flow dumbbell), not on PIE.
+    for (ours, reference_file) in [
+        (
+            run(&ten_flows_with("pie")),
+            "ns3_dumbbell_10mbps_10flows_pie_linuxreno_sack.json",
+        ),
+        (
+            run(&scenario("dumbbell_10mbps_30flows_pie.toml")),
+            "ns3_dumbbell_10mbps_30flows_pie_linuxreno_sack.json",
+        ),
+    ] {
+        assert_conserved(&ours);
+        let ns3 = reference(reference_file);
+        println!("{reference_file}");
+        within(
+            "PIE mean queueing delay (ms)",
+            ours.summary["delay_ms"]["mean"].as_f64().unwrap(),
+            ns3["mean_queue_delay_ms"].as_f64().unwrap(),
+            0.10,
+        );
+        within(
+            "PIE mean queue (packets)",
+            ours.summary["queue_pkts"]["mean"].as_f64().unwrap(),
+            ns3["queue_mean_pkts"].as_f64().unwrap(),
+            0.10,
+        );
+        within(
+            "PIE utilisation",
+            f(&ours, "utilisation"),
+            ns3["utilization"].as_f64().unwrap(),
+            0.02,
+        );
+        assert_eq!(
+            ours.summary["drops"]["overflow"].as_u64(),
+            Some(0),
+            "PIE, not the buffer, drops"
+        );
+    }
+}

@@ -50,9 +50,12 @@
 //! | `mark_ecn_th` | probability | 0.1 | 10 % |
 //!
 //! # Readings
-//! - No reference implementation was replayed against this file (unlike CoDel): the order of the
-//!   steps above is our reading of RFC 8033 §4 and its pseudo-code (Linux `pie.c` computes the same
-//!   recursion in fixed point, ns-3 ≤ 3.29 followed the older draft).
+//! - No reference implementation was replayed against this file decision by decision (unlike
+//!   CoDel): the order of the steps above is our reading of RFC 8033 §4 and its pseudo-code (Linux
+//!   `pie.c` computes the same recursion in fixed point, ns-3 ≤ 3.29 followed the older draft).
+//!   Whole runs agree with ns-3.44's `PieQueueDisc` on the controlled variable: mean queueing
+//!   delay 16.3 vs 15.3 ms (10 flows) and 15.5 vs 15.6 ms (30 flows, RTT 20–310 ms);
+//!   `tests/ns3_reference.rs`, `docs/validation.md`.
 //! - The RFC's `MEAN_PKTSIZE` in the safeguard is the link's typical packet size
 //!   (`BuildContext::mean_pkt_bytes`).
 //! - The RFC's optional active/inactive states (§5.2) and packet-size scaling of the probability
