@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::chablis::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
 use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
 use crate::error::ScenarioError;
 use crate::net::packet::{Ecn, Packet};

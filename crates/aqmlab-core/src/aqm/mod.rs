@@ -33,6 +33,7 @@ pub mod green_tcp;
 pub mod nlred;
 pub mod pie;
 pub mod red;
+pub(crate) mod red_core;
 pub mod rem;
 pub mod self_config_red;
 pub mod sfb;

@@ -68,7 +68,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::chablis::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
