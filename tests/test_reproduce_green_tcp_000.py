@@ -136,3 +136,12 @@ def test_sack_senders_keep_alpha_bounded_and_green_fairest(m, ms):
         assert best < gi <= ge, (n, best, gi, ge)
     e1 = ms[ms["experiment"] == 1]
     assert (e1.loc[e1["algorithm"] == "green_embedded", "loss_pct"] < 2.0).all()
+
+
+def test_timed_experiment1_is_35_runs_of_180_s_per_sender():
+    for tcp in (g.PAPER_TCP, g.SACK_TCP):
+        pts = g.experiment1_points(tcp)
+        assert len(pts) == 35
+        assert {p.labels["tcp"] for p in pts} == {tcp}
+        assert {p.scenario["duration"] for p in pts} == {"180s"}
+        assert {p.labels["n"] for p in pts} == set(g.FULL_N)
