@@ -1,14 +1,19 @@
 """Paper 003, NLRED half: the --quick reproduction runs, writes its report, and NLRED's
-throughput is less sensitive to max_p than GRED's (checked from the runs table)."""
+throughput is less sensitive to max_p than GRED's (checked from the runs table); Fig. 21 runs
+REM in byte mode as the paper did."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+import aqmlab
 from aqmlab import reproduce
 from aqmlab.papers import REPRODUCTIONS
+from aqmlab.papers.nlred_003 import REPRODUCTION, rem_byte_buffer
+from aqmlab.scenario import tomllib
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +50,65 @@ def test_nlred_max_p_is_the_red_equivalent():
     assert q["gentle"] is False
     assert reproduce.load_base("nlred_003", "gred")["bottleneck"]["qdisc"]["gentle"] is True
     assert reproduce.load_base("nlred_003", "gred")["bottleneck"]["buffer"] == 120
+
+
+def test_fig21_rem_runs_in_byte_mode():
+    """Fig. 21's REM points have rem.cc's byte buffer (queue limit x reference size); the other
+    REM points and GRED/NLRED keep the 120-packet buffer."""
+    rem = reproduce.load_base("nlred_003", "rem")
+    ref = rem["bottleneck"]["qdisc"]["mean_pkt_size"]
+    assert ref == 1000
+    assert rem_byte_buffer(rem) == f"{rem['bottleneck']['buffer'] * ref}B"
+    pts = REPRODUCTION.points(quick=True)
+    fig21 = [p for p in pts if p.labels["figure"] == "21"]
+    assert {p.labels["algorithm"] for p in fig21} == {"GRED", "NLRED", "REM"}
+    rem21 = [p for p in fig21 if p.labels["algorithm"] == "REM"]
+    assert len({p.scenario["flows"][0]["tcp"]["mss"] for p in rem21}) >= 3
+    for p in rem21:
+        b = p.scenario["bottleneck"]
+        assert isinstance(b["buffer"], str) and b["buffer"] == rem_byte_buffer(rem)
+        assert b["qdisc"]["kind"] == "rem" and b["qdisc"]["mean_pkt_size"] == ref
+    for p in pts:
+        if p not in rem21:
+            assert p.scenario["bottleneck"]["buffer"] == 120, p.labels
+
+
+def test_fig21_rem_runs_used_the_byte_buffer(quick: reproduce.Outcome):
+    """The runs themselves (their resolved scenarios) had the byte buffer, and the claim no
+    longer says REM lacks a byte mode."""
+    rem21 = quick.runs[(quick.runs["figure"] == "21") & (quick.runs["algorithm"] == "REM")]
+    assert len(rem21) >= 3
+    byte_buffer = rem_byte_buffer(reproduce.load_base("nlred_003", "rem"))
+    for d in rem21["run_dir"]:
+        sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
+        assert sc["bottleneck"]["buffer"] == byte_buffer
+    claims = json.loads((quick.out_dir / "claims.json").read_text())
+    rem_claim = [c for c in claims if "than REM" in c["claim"]]
+    assert len(rem_claim) == 1 and "byte mode" in rem_claim[0]["evidence"]
+    assert "packet mode only" not in (quick.out_dir / "report.md").read_text()
+
+
+def _rem_run(mss: int, buffer: int | str, ref: int) -> dict:
+    return aqmlab.run(
+        reproduce.load_base("nlred_003", "rem"),
+        set={
+            "duration": "20s",
+            "warmup": "10s",
+            "flows.0.count": 20,
+            "flows.0.tcp.mss": mss,
+            "bottleneck.buffer": buffer,
+            "bottleneck.qdisc.mean_pkt_size": ref,
+        },
+    ).summary
+
+
+def test_byte_mode_rem_normalises_by_the_reference_size():
+    """Byte mode with the reference size equal to the packet size (and the buffer in those
+    packets) is packet mode, run for run; with rem.cc's 1000-byte reference and 250-byte packets
+    it is not."""
+    keys = ("utilisation", "drops", "arrivals", "queue_pkts")
+    pkt_mode = _rem_run(250, 120, 250)
+    byte_same_ref = _rem_run(250, "30000B", 250)
+    byte_ref_1000 = _rem_run(250, "30000B", 1000)
+    assert {k: byte_same_ref[k] for k in keys} == {k: pkt_mode[k] for k in keys}
+    assert byte_ref_1000["drops"] != byte_same_ref["drops"]

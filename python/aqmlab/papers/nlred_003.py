@@ -23,9 +23,17 @@ under ``scenarios/papers/nlred_003/`` say the same):
 - "Throughput" is the bottleneck link's throughput (utilisation x 10 Mbps, retransmissions
   included, as a link counter would see it); "average queue" is the mean of the queue length
   sampled every 20 ms over the measurement window.
-- Fig. 21: packet size = TCP segment size (``tcp.mss``), thresholds and buffer stay in packets.
-  The paper ran REM in byte mode there; our REM has a packet mode only, so its Fig. 21 curve is
-  packet-mode REM (the paper reports packet-mode REM as "extremely poor").
+- Fig. 21: packet size = TCP segment size (``tcp.mss``). GRED's and NLRED's thresholds and
+  buffer stay in packets (120 packets of whatever size). REM runs in byte mode, as the paper
+  did ("packet mode shows extremely poor performance"), the way ns-2's ``rem.cc`` does it with
+  ``qib_``: arrivals and backlog are counted in bytes and divided by the reference packet size
+  ``mean_pktsize_`` = 1000 bytes (ns-2's default and the paper's packet size; our
+  ``mean_pkt_size``), the link capacity is counted in 1000-byte packets, each arrival is dropped
+  with probability m x size / 1000, and the buffer is ``qlim_`` x 1000 = 120 000 bytes (1200
+  packets of 100 bytes, 48 of 2500). REM's average queue is normalised to packets of the
+  reference size (queued bytes / 1000) as the paper did; GRED's and NLRED's are in packets.
+  Figs. 19-20 run REM in packet mode (ns-2's default); with 1000-byte packets byte mode is
+  the same.
 - One run (seed 1) per point, as the paper ("each point ... from a single 200 seconds
   simulation").
 """
@@ -39,11 +47,10 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from aqmlab.reproduce import Report, load_base
-from aqmlab.sweep import Point, grid
+from aqmlab.sweep import Point, grid, load_table
 
 ID = "nlred_003"
 FLOWS_FULL = [5, 10, 20, 30, 40, 60, 80, 100, 120]
@@ -54,6 +61,12 @@ SIZES_FULL = [100, 250, 500, 1000, 1500, 2000, 2500]
 SIZES_QUICK = [250, 1000, 2500]
 LINK_MBPS = 10.0
 NAMES = {"red (gentle)": "GRED", "nlred": "NLRED", "rem": "REM"}
+
+
+def rem_byte_buffer(rem: dict[str, Any]) -> str:
+    """Byte-mode REM's buffer as ``rem.cc`` sizes it: the queue limit in packets times the
+    reference packet size ``mean_pktsize_`` (``"120000B"`` for 120 packets of 1000 bytes)."""
+    return f"{rem['bottleneck']['buffer'] * rem['bottleneck']['qdisc']['mean_pkt_size']}B"
 
 
 def _base(name: str, quick: bool) -> dict[str, Any]:
@@ -79,7 +92,7 @@ class Nlred003:
             pts += grid(_base(name, quick), axes, labels=lab, extra_labels={"figure": "13-16"})
         for name in ("gred", "nlred", "rem"):
             doc = _base(name, quick)
-            fixed = {} if name == "rem" else {"bottleneck.qdisc.max_p": 0.1}
+            fixed: dict[str, Any] = {} if name == "rem" else {"bottleneck.qdisc.max_p": 0.1}
             pts += grid(
                 doc,
                 {"flows.0.count": flows},
@@ -87,10 +100,12 @@ class Nlred003:
                 labels=lab,
                 extra_labels={"figure": "19-20", "max_p": 0.1},
             )
+            # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before.
+            fig21 = {"bottleneck.buffer": rem_byte_buffer(doc)} if name == "rem" else {}
             pts += grid(
                 doc,
                 {"flows.0.tcp.mss": sizes},
-                fixed={**fixed, "flows.0.count": 50},
+                fixed={**fixed, **fig21, "flows.0.count": 50},
                 labels=lab,
                 extra_labels={"figure": "21", "max_p": 0.1, "n": 50},
             )
@@ -224,31 +239,57 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     ax.set_ylabel("throughput (Mbps)")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    rep.figure(fig, "fig21", "Fig. 21: throughput vs packet size, 50 flows (REM in packet mode)")
+    rep.figure(fig, "fig21", "Fig. 21: throughput vs packet size, 50 flows (REM in byte mode)")
     rep.table(
         e3.pivot(index="size", columns="algorithm", values="throughput").reset_index(),
         "Fig. 21: throughput (Mbps) by packet size",
     )
+    # REM's reference packet size (rem.cc's mean_pktsize_, `mean_pkt_size` in rem.toml).
+    rem = load_base(ID, "rem")
+    ref = int(rem["bottleneck"]["qdisc"]["mean_pkt_size"])
+    q21 = e3.assign(queue=[_fig21_queue(r, ref) for _, r in e3.iterrows()])
+    qt = q21.pivot(index="size", columns="algorithm", values="queue")
+    qt = qt.rename(columns={"REM": f"REM ({ref}-B packets)"})
+    if "REM" in set(e3["algorithm"]):
+        qt["REM (packets)"] = e3[e3["algorithm"] == "REM"].set_index("size")["queue"]
+    rep.table(
+        qt.reset_index(),
+        "Fig. 21: average queue by packet size: GRED and NLRED in packets; byte-mode REM "
+        f"normalised to {ref}-byte packets (queued bytes / {ref}) as the "
+        "paper did, and in actual packets for comparison",
+    )
     rng = e3.groupby("algorithm")["throughput"].agg(lambda s: s.max() - s.min())
     ranges = ", ".join(f"{a} {v:.3f}" for a, v in rng.sort_values().items())
+    lows = ", ".join(
+        f"{a} {c.loc[c['throughput'].idxmin(), 'throughput']:.2f} Mbps at "
+        f"{int(c.loc[c['throughput'].idxmin(), 'size'])} B"
+        for a, c in e3.groupby("algorithm")
+    )
     rep.claim(
         "NLRED is less sensitive to the packet size than GRED (smaller throughput range over "
         "packet sizes).",
         bool(rng["NLRED"] < rng["GRED"]),
-        f"throughput range over packet sizes (Mbps): {ranges}",
+        f"throughput range over packet sizes (Mbps): {ranges}; lowest: {lows}",
     )
     rep.claim(
-        "NLRED is less sensitive to the packet size than REM.",
+        "NLRED is less sensitive to the packet size than REM (byte-mode REM, as the paper ran it).",
         bool(rng["NLRED"] < rng["REM"]),
-        f"throughput range over packet sizes (Mbps): {ranges}. Our REM runs in packet mode "
-        "(the paper's Fig. 21 REM ran in byte mode, which our REM does not have), so this "
-        "compares against a different REM than the paper's",
+        f"throughput range over packet sizes (Mbps): {ranges}; lowest: {lows}. REM in byte mode "
+        f"with reference size {ref} bytes and a {rem_byte_buffer(rem)} buffer, as ns-2's "
+        "rem.cc with qib_",
     )
-    if np.isfinite(rng.get("REM", np.nan)):
-        rep.text(
-            "REM here is packet-mode REM (the paper used byte mode for Fig. 21, having found "
-            "packet mode 'extremely poor'); its curve is not the paper's."
-        )
+
+
+def _fig21_queue(r: pd.Series, ref: int) -> float:
+    """A Fig. 21 point's average queue: packets for GRED and NLRED; for byte-mode REM the mean
+    queued bytes over the measurement window in packets of the reference size, as the paper
+    normalised it ("assumes all the packets are with the same size as the referenced packet
+    size")."""
+    if r["algorithm"] != "REM":
+        return float(r["queue"])
+    q = load_table(r["run_dir"], "queue")
+    sel = q.loc[q["t_s"] >= float(r["warmup_s"]), "qlen_bytes"]
+    return float(sel.mean()) / ref if len(sel) else float("nan")
 
 
 REPRODUCTION = Nlred003()

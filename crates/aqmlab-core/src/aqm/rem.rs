@@ -14,9 +14,30 @@
 //! m   = 1 − φ^(−p)                              each arrival marked (ECN) or dropped w.p. m
 //! ```
 //! Rates are in packets per update interval `T` and the backlog in packets, as in `rem.cc`.
-//! With a byte-limited buffer, arrivals and backlog are counted in bytes and divided by the mean
-//! packet size `S` (`BuildContext::mean_pkt_bytes`), again as `rem.cc` does. Arrivals are counted
-//! before the marking decision (dropped arrivals count towards x).
+//! Arrivals are counted before the marking decision (dropped arrivals count towards x).
+//!
+//! # Byte mode (a byte-limited `buffer`: `rem.cc`'s `qib_ = true`)
+//! As `rem.cc` does with `qib_`:
+//! - x and b are counted in bytes and divided by `S`: `x = bytes arrived / S`,
+//!   `b = bytes queued / S`;
+//! - an arrival of `size` bytes is marked or dropped w.p. `m·size/S` (always when that is ≥ 1),
+//!   so large packets are signalled more often than small ones;
+//! - `c = link rate · T / (8·S)` (in both modes).
+//!
+//! `S` is `rem.cc`'s `mean_pktsize_` (`remp_.p_pktsize`): a configured reference size (ns-2
+//! default 1000 bytes), **not** the size of the packets that actually arrive. It is the key
+//! `mean_pkt_size`; unset, it is the link's data packet size (`BuildContext::mean_pkt_bytes`, the
+//! first flow's MSS), as if `mean_pktsize_` had been set to match the traffic — the same as
+//! ns-2's default whenever packets are 1000 bytes. (`rem.cc`'s packet mode with other packet
+//! sizes and `mean_pktsize_` left at 1000 misjudges c, e.g. 10× too small with 100-byte packets:
+//! the "extremely poor" packet mode of paper 003 §5; `mean_pkt_size = 1000` reproduces it.)
+//! An earlier version always divided by
+//! `BuildContext::mean_pkt_bytes`: with a single packet size that made byte mode the same as
+//! packet mode (bytes/size = packets) and left out the `size/S` scaling of `m`, so it was not
+//! `rem.cc`'s byte mode whenever the packets differ from the reference size (paper 003's
+//! Fig. 21 runs 100..2500-byte packets against 1000-byte REM). `rem.cc` sizes its byte buffer
+//! as `qlim_ · S` bytes; here the byte `buffer` is written directly (`buffer = "120000B"` for
+//! ns-2's 120-packet queue limit with S = 1000).
 //!
 //! # Parameters (key: unit, default; paper 001's setting)
 //! Defaults are the REM authors' ns-2 defaults, which paper 003 §5 also ran
@@ -28,6 +49,9 @@
 //! - `update_time` T: duration, "2ms" (paper 001: "updatetime=0.01", i.e. 10 ms).
 //! - `in_weight` w: weight of the newest interval in x̄, in (0, 1], 1 = no filtering (`rem.cc`'s
 //!   `inw_`, default 1).
+//! - `mean_pkt_size` S: bytes, unset = the link's data packet size (`rem.cc`'s `mean_pktsize_`,
+//!   ns-2 default 1000): converts the link rate into packets per interval and, in byte mode,
+//!   bytes into packets (see Byte mode).
 //! - `ecn`: bool, true (REM is a marking scheme; paper 001: "All algorithms were configured to
 //!   use ECN").
 //!
@@ -35,9 +59,14 @@
 //! update_time = "10ms"` explicitly (see `published.toml` `[green_rate_001.settings]`).
 //!
 //! # Readings
-//! - The marking decision happens on arrival (`rem.cc` marks or drops on enqueue; ns-3's port
-//!   marks ECN on dequeue instead). A uniform is drawn only when `0 < m < 1`.
+//! - The marking decision happens on arrival (`rem.cc` drops on enqueue; with `markpkts_` it
+//!   marks on dequeue instead, as ns-3's port does, and never drops non-ECT packets early; here a
+//!   signal on a non-ECT packet drops it). A uniform is drawn only when the arrival's
+//!   probability (m, or m·size/S in byte mode) is in (0, 1).
 //! - Updates run from the timer at `k·T`; hooks that see `now` past a due update run it first.
+//! - `rem.cc` tail-drops an arrival when the queue *including* it reaches the limit (so it holds
+//!   at most `qlim_ − 1` packets, or just under `qlim_·S` bytes); here the shared buffer holds
+//!   up to its limit.
 
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +87,8 @@ pub struct Params {
     pub target: f64,
     pub update_time: SimDuration,
     pub in_weight: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_pkt_size: Option<u32>,
     pub ecn: bool,
 }
 
@@ -70,6 +101,7 @@ impl Default for Params {
             target: 20.0,
             update_time: SimDuration::from_millis(2),
             in_weight: 1.0,
+            mean_pkt_size: None,
             ecn: true,
         }
     }
@@ -102,6 +134,7 @@ pub struct Rem {
     target: f64,
     update_time: SimDuration,
     in_weight: f64,
+    /// The reference packet size S, bytes.
     mean_pkt_bytes: f64,
     // maintained
     link_rate_bps: u64,
@@ -122,7 +155,7 @@ impl Rem {
             target: p.target,
             update_time: p.update_time,
             in_weight: p.in_weight,
-            mean_pkt_bytes: ctx.mean_pkt_bytes.max(1) as f64,
+            mean_pkt_bytes: p.mean_pkt_size.unwrap_or(ctx.mean_pkt_bytes).max(1) as f64,
             link_rate_bps: ctx.link_rate_bps,
             count: 0.0,
             in_avg: 0.0,
@@ -176,12 +209,15 @@ impl Aqm for Rem {
     ) -> Verdict {
         self.link_rate_bps = q.link_rate_bps;
         self.advance(now, q);
-        self.count += if Self::bytes_mode(q) {
-            pkt.size_bytes as f64
+        // rem.cc byte mode: count bytes, and signal w.p. m·size/S (`pro = v_prob*size/p_pktsize`).
+        let p = if Self::bytes_mode(q) {
+            self.count += pkt.size_bytes as f64;
+            self.prob * pkt.size_bytes as f64 / self.mean_pkt_bytes
         } else {
-            1.0
+            self.count += 1.0;
+            self.prob
         };
-        if bernoulli(self.prob, rng) {
+        if bernoulli(p, rng) {
             Verdict::Signal(Reason::Early)
         } else {
             Verdict::Pass
@@ -237,6 +273,12 @@ impl AlgorithmParams for Params {
             help: "weight of the newest interval in the filtered arrival rate, in (0, 1]; 1 = none",
         },
         ParamDoc {
+            key: "mean_pkt_size",
+            help: "reference packet size S, bytes (rem.cc mean_pktsize_, ns-2 1000): c = rate*T/(8*S); \
+                   with a byte buffer, bytes/S count as packets and m is scaled by size/S \
+                   (default: the link's data packet size)",
+        },
+        ParamDoc {
             key: "ecn",
             help: "mark ECN-capable packets instead of dropping them; paper 001: true",
         },
@@ -279,6 +321,14 @@ impl AlgorithmParams for Params {
             self.in_weight,
             "in (0, 1]",
         )?;
+        if let Some(s) = self.mean_pkt_size {
+            check(
+                s > 0,
+                "mean_pkt_size",
+                s,
+                "a positive number of bytes (ns-2: 1000)",
+            )?;
+        }
         Ok(())
     }
 
@@ -377,6 +427,101 @@ mod tests {
         assert_eq!(rng.drawn(), 0, "m = 0: no uniform drawn");
     }
 
+    /// rem.cc's byte mode divides by the configured `mean_pktsize_`, not by the size of the
+    /// packets that arrive: 2500-byte packets against S = 1000 count 2.5 packets each.
+    #[test]
+    fn byte_mode_normalises_by_the_reference_size_not_the_packet_size() {
+        let p = Params {
+            mean_pkt_size: Some(1000),
+            ..Params::default()
+        };
+        // The link's data packets are 2500 bytes (what BuildContext says for mss = 2500).
+        let c = BuildContext {
+            mean_pkt_bytes: 2500,
+            ..ctx(BufferLimit::Bytes(120_000))
+        };
+        let mut r = Rem::new(&p, &c);
+        let mut rng = SimRng::scripted(vec![]);
+        let q = QueueView {
+            limit: BufferLimit::Bytes(120_000),
+            len_pkts: 20,
+            len_bytes: 50_000,
+            link_rate_bps: 10_000_000,
+        };
+        let big = Packet {
+            size_bytes: 2500,
+            ..Default::default()
+        };
+        r.on_enqueue(SimTime(0), &big, &q, &mut rng);
+        r.on_enqueue(SimTime(1), &big, &q, &mut rng);
+        r.on_timer(SimTime(2_000_000), &q);
+        // x = 5000/1000 = 5, b = 50000/1000 = 50, c = 10e6·0.002/(8·1000) = 2.5:
+        // p = 0.001·(0.1·(50 − 20) + 5 − 2.5) = 0.0055. (Dividing by the packet size instead
+        // would give x = 2, b = 20, c = 1 and p = 0.001.)
+        assert!((r.price - 0.0055).abs() < 1e-15, "{}", r.price);
+        // Unset, S is the link's data packet size.
+        let r = Rem::new(&Params::default(), &c);
+        assert_eq!(r.mean_pkt_bytes, 2500.0);
+    }
+
+    /// rem.cc sizes the link in packets of `mean_pktsize_` in packet mode too.
+    #[test]
+    fn packet_mode_capacity_uses_the_reference_size() {
+        let p = Params {
+            mean_pkt_size: Some(1000),
+            ..Params::default()
+        };
+        let c = BuildContext {
+            mean_pkt_bytes: 500,
+            ..ctx(BufferLimit::Packets(100))
+        };
+        let mut r = Rem::new(&p, &c);
+        let mut rng = SimRng::scripted(vec![]);
+        for _ in 0..5 {
+            r.on_enqueue(SimTime(0), &Packet::default(), &view(20), &mut rng);
+        }
+        r.on_timer(SimTime(2_000_000), &view(20));
+        // c = 2.5 (1000-byte packets), not 5 (500-byte): p = 0.001·(0 + 5 − 2.5) = 0.0025.
+        assert!((r.price - 0.0025).abs() < 1e-15, "{}", r.price);
+    }
+
+    /// rem.cc byte mode signals an arrival w.p. m·size/S; packet mode w.p. m whatever the size.
+    #[test]
+    fn byte_mode_scales_the_probability_by_size() {
+        let p = Params {
+            mean_pkt_size: Some(1000),
+            ..Params::default()
+        };
+        let bytes_q = QueueView {
+            limit: BufferLimit::Bytes(120_000),
+            ..view(0)
+        };
+        let sized = |n: u32| Packet {
+            size_bytes: n,
+            ..Default::default()
+        };
+        let mut r = Rem::new(&p, &ctx(BufferLimit::Bytes(120_000)));
+        r.prob = 0.1;
+        // u = 0.2: 2500 bytes -> 0.25 > u, signalled; 1000 bytes -> 0.1 < u, passes.
+        let mut rng = SimRng::scripted(vec![0.2, 0.2]);
+        let big = r.on_enqueue(SimTime(0), &sized(2500), &bytes_q, &mut rng);
+        let mid = r.on_enqueue(SimTime(0), &sized(1000), &bytes_q, &mut rng);
+        assert_eq!(big, Verdict::Signal(Reason::Early));
+        assert_eq!(mid, Verdict::Pass);
+        // u = 0.05: 100 bytes -> 0.01 < u, passes (packet mode would signal it: 0.1 > u).
+        let mut rng = SimRng::scripted(vec![0.05, 0.05]);
+        let small = r.on_enqueue(SimTime(0), &sized(100), &bytes_q, &mut rng);
+        assert_eq!(small, Verdict::Pass);
+        let small_pkt_mode = r.on_enqueue(SimTime(0), &sized(100), &view(0), &mut rng);
+        assert_eq!(small_pkt_mode, Verdict::Signal(Reason::Early));
+        // m·size/S >= 1: signalled without drawing.
+        r.prob = 0.5;
+        let mut rng = SimRng::scripted(vec![]);
+        let v = r.on_enqueue(SimTime(0), &sized(2000), &bytes_q, &mut rng);
+        assert_eq!(v, Verdict::Signal(Reason::Early));
+        assert_eq!(rng.drawn(), 0);
+    }
+
     #[test]
     fn in_weight_filters_arrivals() {
         let p = Params {
@@ -446,5 +591,10 @@ mod tests {
             parse("kind='rem'\nupdate_time='0ms'").unwrap_err().path,
             "update_time"
         );
+        assert_eq!(
+            parse("kind='rem'\nmean_pkt_size=0").unwrap_err().path,
+            "mean_pkt_size"
+        );
+        assert!(parse("kind='rem'\nmean_pkt_size=1000").is_ok());
     }
 }
