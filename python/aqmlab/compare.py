@@ -18,7 +18,7 @@ import pandas as pd
 
 from aqmlab import api
 from aqmlab.results import Results
-from aqmlab.scenario import Overrides, ScenarioLike
+from aqmlab.scenario import Overrides, ScenarioLike, measured_qdisc
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,7 +46,7 @@ COLUMNS = (
 
 def qdisc_label(scenario_toml: str) -> str:
     """``red``, ``red (gentle)``, ``droptail``... from a resolved scenario."""
-    q = tomllib.loads(scenario_toml).get("bottleneck", {}).get("qdisc", {})
+    q = measured_qdisc(tomllib.loads(scenario_toml))
     kind = str(q.get("kind", "?"))
     return f"{kind} (gentle)" if q.get("gentle") is True else kind
 

@@ -70,6 +70,26 @@ def print_summary(
             stats = stats if isinstance(stats, Mapping) else {}
             g.add_row(str(name), *(_stats(stats.get(f), ("min", "mean", "max")) for f in fields))
         console.print(g)
+    links = summary.get("links")
+    if isinstance(links, list) and links:
+        lt = Table(title=f"links (the summary above is {summary.get('measured_link', '?')})")
+        # summary key -> column header (short enough for an 80-column terminal)
+        cols = {
+            "qdisc": "qdisc",
+            "utilisation": "util",
+            "arrivals": "arrivals",
+            "drops": "drops",
+            "marks": "marks",
+            "loss_rate": "loss",
+            "queue_pkts_mean": "queue",
+        }
+        lt.add_column("link", style="bold")
+        for header in cols.values():
+            lt.add_column(header, justify="right")
+        for link in links:
+            if isinstance(link, Mapping):
+                lt.add_row(str(link.get("link")), *(_num(link.get(k)) for k in cols))
+        console.print(lt)
     if out_dir is not None:
         console.print(f"results written to [bold]{out_dir}[/bold]")
 

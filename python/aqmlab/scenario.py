@@ -155,6 +155,34 @@ def dumps(doc: Mapping[str, Any]) -> str:
     return tomli_w.dumps(doc)
 
 
+def measured_qdisc(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The qdisc table of the link a scenario's scalar summary describes: ``bottleneck.qdisc``
+    for a dumbbell, else the ``[[topology.links]]`` entry with ``measure = true`` (default: the
+    first). A missing table means DropTail."""
+    droptail = {"kind": "droptail"}
+    if "bottleneck" in doc or "topology" not in doc:
+        q = doc.get("bottleneck", {}).get("qdisc", droptail)
+        return q if isinstance(q, Mapping) else droptail
+    links = doc.get("topology", {}).get("links") or [{}]
+    if not isinstance(links, list):
+        return droptail
+    link = next((x for x in links if isinstance(x, Mapping) and x.get("measure")), links[0])
+    q = link.get("qdisc", droptail) if isinstance(link, Mapping) else droptail
+    return q if isinstance(q, Mapping) else droptail
+
+
+def qdisc_kinds(doc: Mapping[str, Any]) -> set[str]:
+    """Every qdisc kind a scenario names (bottleneck, or each topology link and its reverse)."""
+    tables = [measured_qdisc(doc)]
+    links = doc.get("topology", {}).get("links", [])
+    for link in links if isinstance(links, list) else []:
+        if isinstance(link, Mapping):
+            tables.append(link.get("qdisc", {}))
+            reverse = link.get("reverse", {})
+            tables.append(reverse.get("qdisc", {}) if isinstance(reverse, Mapping) else {})
+    return {str(t.get("kind", "droptail")) for t in tables if isinstance(t, Mapping)}
+
+
 def _deep_copy(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _deep_copy(v) for k, v in value.items()}

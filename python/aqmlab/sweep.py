@@ -51,7 +51,7 @@ from typing import Any
 import pandas as pd
 
 from aqmlab import scenario as _scenario
-from aqmlab.scenario import scenario_error
+from aqmlab.scenario import measured_qdisc, scenario_error
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,7 +99,7 @@ def default_label(key: str) -> str:
 
 def algorithm_label(doc: Mapping[str, Any]) -> str:
     """``red``, ``red (gentle)``, ``droptail``... from a scenario document."""
-    q = doc.get("bottleneck", {}).get("qdisc", {"kind": "droptail"})
+    q = measured_qdisc(doc)
     return str(label_value(q)) if isinstance(q, Mapping) else "?"
 
 

@@ -10,7 +10,8 @@ use crate::time::SimDuration;
 pub type NodeId = u32;
 pub type LinkId = u32;
 
-/// What a link is for; used in names and metrics.
+/// What a link is for; used in names and metrics. `Named` is a link of a `[topology]`
+/// scenario, named `from->to` by its nodes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LinkRole {
     Bottleneck,
@@ -19,6 +20,7 @@ pub enum LinkRole {
     AccessReverse { host: u32 },
     Sink { host: u32 },
     SinkReverse { host: u32 },
+    Named(String),
     Other,
 }
 

@@ -1,4 +1,6 @@
-//! Expansion of the dumbbell shorthand into a graph of nodes and links plus a list of flows.
+//! Expansion of a scenario into a graph of nodes and links plus a list of flows.
+//!
+//! The dumbbell shorthand:
 //!
 //! ```text
 //!  src host h ──access h──►            ──sink h──► dst host h
@@ -12,12 +14,20 @@
 //! (default 1000 packets), sink links and the reverse bottleneck with 10 000 packets, so that,
 //! as in the papers' topologies, only the bottleneck drops unless a scenario makes an access
 //! link the narrower one.
+//!
+//! A `[topology]` scenario replaces `R1 ══ R2` by its declared graph (validated and routed in
+//! [`topology`](crate::scenario::topology); its links come first, entry `k` as links `2k` and
+//! `2k + 1`), and each group attaches its source hosts to its `src` node and its receivers to
+//! its `dst` node in the same way. A flow's route is its access link, the group's route through
+//! the declared graph, and its sink link; its base RTT is the sum of the delays along the data
+//! route and the ACK route.
 
 use crate::aqm::{droptail, AqmConfig, FlowInfo};
 use crate::net::topology::{LinkId, LinkRole, LinkSpec, NodeId, Topology};
 use crate::qdisc::BufferLimit;
 use crate::rng::SimRng;
-use crate::scenario::{FlowKind, Scenario, WebConfig};
+use crate::scenario::topology::Route;
+use crate::scenario::{Bottleneck, FlowKind, Scenario, WebConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpConfig;
 use crate::transport::udp::{CbrConfig, ParetoConfig};
@@ -54,7 +64,10 @@ pub struct FlowSpec {
 pub struct Expanded {
     pub topology: Topology,
     pub flows: Vec<FlowSpec>,
+    /// The measured link: the dumbbell's bottleneck, or a topology's `measure = true` link.
     pub bottleneck: LinkId,
+    /// Links `0..declared` are a `[topology]` scenario's own links (0 for the dumbbell).
+    pub declared: usize,
     pub group_names: Vec<String>,
 }
 
@@ -71,9 +84,8 @@ fn link(from: NodeId, to: NodeId, rate_bps: u64, delay: SimDuration, role: LinkR
     }
 }
 
-pub fn expand(s: &Scenario) -> Expanded {
-    let f = &s.file;
-    let b = &f.bottleneck;
+/// The dumbbell's core: R1 → R2 (the bottleneck) and back, and the one route every group takes.
+fn dumbbell(s: &Scenario, b: &Bottleneck) -> (Topology, LinkId, Route) {
     let mut t = Topology::default();
     let r1 = t.add_node();
     let r2 = t.add_node();
@@ -83,13 +95,42 @@ pub fn expand(s: &Scenario) -> Expanded {
         loss: b.loss,
         ..link(r1, r2, b.rate.bps(), b.delay, LinkRole::Bottleneck)
     });
-    t.add_link(link(
+    let back = t.add_link(link(
         r2,
         r1,
         b.rate.bps(),
         b.delay,
         LinkRole::BottleneckReverse,
     ));
+    let route = Route {
+        src: r1,
+        dst: r2,
+        forward: vec![bottleneck],
+        reverse: vec![back],
+    };
+    (t, bottleneck, route)
+}
+
+pub fn expand(s: &Scenario) -> Expanded {
+    let f = &s.file;
+    let (mut t, bottleneck, declared, routes) = match (&s.topology, &f.bottleneck) {
+        (Some(net), _) => (
+            net.graph.clone(),
+            net.measured,
+            net.declared_links(),
+            net.routes.clone(),
+        ),
+        (None, Some(b)) => {
+            let (t, bottleneck, route) = dumbbell(s, b);
+            (t, bottleneck, 0, vec![route; f.flows.len()])
+        }
+        (None, None) => unreachable!("a validated scenario has [bottleneck] or [topology]"),
+    };
+    let delay = |t: &Topology, links: &[LinkId]| {
+        links
+            .iter()
+            .fold(SimDuration::ZERO, |d, &l| d + t.links[l as usize].delay)
+    };
 
     let mut flows = Vec::new();
     let mut group_names = Vec::new();
@@ -111,7 +152,9 @@ pub fn expand(s: &Scenario) -> Expanded {
             .duration
             .as_ref()
             .map(|d| d.values(n, &mut SimRng::new(f.seed, stream(gi, 4))));
-        // (src, dst, one-way propagation delay) per host of this group.
+        let route = &routes[gi];
+        let (core_fwd, core_rev) = (delay(&t, &route.forward), delay(&t, &route.reverse));
+        // Per host of this group: its two nodes, its data and ACK routes, base RTT.
         let mut host_nodes = Vec::with_capacity(hosts);
         for &d in &delays {
             let h = host_index;
@@ -122,27 +165,35 @@ pub fn expand(s: &Scenario) -> Expanded {
                 buffer: g.access_buffer.limit(),
                 ..link(from, to, g.access_rate.bps(), d, role)
             };
-            t.add_link(access(src, r1, LinkRole::Access { host: h }));
-            t.add_link(access(r1, src, LinkRole::AccessReverse { host: h }));
-            t.add_link(link(
-                r2,
+            let up = t.add_link(access(src, route.src, LinkRole::Access { host: h }));
+            let down = t.add_link(access(route.src, src, LinkRole::AccessReverse { host: h }));
+            let sink = t.add_link(link(
+                route.dst,
                 dst,
                 f.sink.rate.bps(),
                 f.sink.delay,
                 LinkRole::Sink { host: h },
             ));
-            t.add_link(link(
+            let sink_back = t.add_link(link(
                 dst,
-                r2,
+                route.dst,
                 f.sink.rate.bps(),
                 f.sink.delay,
                 LinkRole::SinkReverse { host: h },
             ));
-            host_nodes.push((src, dst, d + b.delay + f.sink.delay));
+            let forward: Vec<LinkId> = std::iter::once(up)
+                .chain(route.forward.iter().copied())
+                .chain(std::iter::once(sink))
+                .collect();
+            let reverse: Vec<LinkId> = std::iter::once(sink_back)
+                .chain(route.reverse.iter().copied())
+                .chain(std::iter::once(down))
+                .collect();
+            let rtt = d + core_fwd + f.sink.delay + f.sink.delay + core_rev + d;
+            host_nodes.push((src, dst, forward, reverse, rtt));
         }
         for (i, &start) in starts.iter().enumerate() {
-            let (src, dst, one_way) = host_nodes[i % hosts];
-            let base_rtt = SimDuration(2 * one_way.0);
+            let (src, dst, ref forward, ref reverse, base_rtt) = host_nodes[i % hosts];
             let factor = idmaps_rng.uniform_range(0.5, 2.0);
             let start = SimTime::ZERO + start;
             let active = if g.active.is_empty() {
@@ -178,20 +229,16 @@ pub fn expand(s: &Scenario) -> Expanded {
                     idmaps_rtt: SimDuration::from_secs_f64(base_rtt.as_secs_f64() * factor),
                     packet_bytes: g.packet_bytes(),
                 },
-                forward: Vec::new(),
-                reverse: Vec::new(),
+                forward: forward.clone(),
+                reverse: reverse.clone(),
             });
         }
-    }
-    for fl in &mut flows {
-        // Every dumbbell host reaches every other by construction, so routes always exist.
-        fl.forward = t.shortest_path(fl.src, fl.dst).unwrap_or_default();
-        fl.reverse = t.shortest_path(fl.dst, fl.src).unwrap_or_default();
     }
     Expanded {
         topology: t,
         flows,
         bottleneck,
+        declared,
         group_names,
     }
 }

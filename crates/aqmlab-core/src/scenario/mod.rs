@@ -26,11 +26,16 @@
 //! group = "ftp"
 //! ```
 //!
+//! Instead of `[bottleneck]`, a scenario may give a general graph (`[topology]`: named nodes,
+//! two-way links with a qdisc per direction, flow groups with `src`/`dst`/`path`); see
+//! [`topology`].
+//!
 //! Every error names the key path (`flows.0.access_delay`), the bad value and what is allowed.
 
 pub mod expand;
 pub mod run;
 pub mod spread;
+pub mod topology;
 
 use serde::{Deserialize, Serialize};
 
@@ -66,10 +71,10 @@ fn default_access_delay() -> Spread<SimDuration> {
 fn default_start() -> Spread<SimDuration> {
     Spread::Fixed(SimDuration::ZERO)
 }
-fn default_buffer() -> Buffer {
+pub(crate) fn default_buffer() -> Buffer {
     Buffer::Packets(100)
 }
-fn default_qdisc() -> toml::Table {
+pub(crate) fn default_qdisc() -> toml::Table {
     let mut t = toml::Table::new();
     t.insert("kind".into(), toml::Value::String("droptail".into()));
     t
@@ -245,6 +250,16 @@ pub struct FlowGroup {
     pub cbr: Option<CbrConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pareto: Option<ParetoConfig>,
+    /// `[topology]` scenarios only: the node the group's source hosts attach to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// `[topology]` scenarios only: the node the group's receivers attach to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// `[topology]` scenarios only: the nodes the data cross, from `src` to `dst` (default:
+    /// the least-delay route).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<String>,
 }
 
 impl FlowGroup {
@@ -275,9 +290,14 @@ pub struct ScenarioFile {
     /// Bin width of the per-group goodput time series (250 ms as in paper 002).
     #[serde(default = "default_series_bin")]
     pub series_bin: SimDuration,
-    pub bottleneck: Bottleneck,
+    /// The dumbbell form: its one shared link. Exactly one of `bottleneck` and `topology`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<Bottleneck>,
     #[serde(default)]
     pub sink: Sink,
+    /// The general form: named nodes and links (see [`topology`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<topology::Spec>,
     pub flows: Vec<FlowGroup>,
 }
 
@@ -285,13 +305,16 @@ pub struct ScenarioFile {
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub file: ScenarioFile,
+    /// The qdisc of the measured link: the dumbbell's bottleneck, or a topology's measured link.
     pub qdisc: AqmConfig,
+    /// The validated `[topology]`, when the scenario uses the general form.
+    pub topology: Option<topology::Resolved>,
 }
 
 /// The most rows a time series (queue samples, group goodput bins) may have in one run.
 pub const MAX_SERIES_ROWS: u64 = 10_000_000;
 
-fn finite_in(v: f64, lo: f64, hi_exclusive: f64) -> bool {
+pub(crate) fn finite_in(v: f64, lo: f64, hi_exclusive: f64) -> bool {
     v.is_finite() && v >= lo && v < hi_exclusive
 }
 
@@ -314,12 +337,30 @@ impl Scenario {
         let file: ScenarioFile =
             serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
         file.validate()?;
-        let qdisc = AqmConfig::from_table(file.bottleneck.qdisc.clone())
-            .map_err(|e| e.prefixed("bottleneck.qdisc"))?;
         let mut file = file;
-        // Store the qdisc with every default filled in, so the resolved scenario is explicit.
-        file.bottleneck.qdisc = qdisc.to_table();
-        Ok(Scenario { file, qdisc })
+        if let Some(b) = &mut file.bottleneck {
+            let qdisc = AqmConfig::from_table(b.qdisc.clone())
+                .map_err(|e| e.prefixed("bottleneck.qdisc"))?;
+            // Store the qdisc with every default filled in, so the resolved scenario is explicit.
+            b.qdisc = qdisc.to_table();
+            return Ok(Scenario {
+                file,
+                qdisc,
+                topology: None,
+            });
+        }
+        let Some(spec) = &mut file.topology else {
+            unreachable!("validate() requires [bottleneck] or [topology]");
+        };
+        let resolved = spec.resolve(&file.flows)?;
+        let qdisc = resolved.graph.links[resolved.measured as usize]
+            .qdisc
+            .clone();
+        Ok(Scenario {
+            file,
+            qdisc,
+            topology: Some(resolved),
+        })
     }
 
     /// The scenario with every default written out, as TOML: what was actually run, and the key
@@ -373,27 +414,45 @@ impl ScenarioFile {
             self.series_bin,
             &format!("long enough that bins x groups <= {MAX_SERIES_ROWS}"),
         )?;
-        let b = &self.bottleneck;
-        match b.buffer {
-            Buffer::Packets(n) => check(
-                (1..=10_000_000).contains(&n),
-                "bottleneck.buffer",
-                n,
-                "at least 1 packet",
-            )?,
-            Buffer::Bytes(n) => check(
-                n >= 64,
-                "bottleneck.buffer",
-                format!("{n}B"),
-                "at least 64 bytes",
-            )?,
+        match (&self.bottleneck, &self.topology) {
+            (None, None) => {
+                return Err(ScenarioError::new(
+                    "bottleneck",
+                    "missing",
+                    "a [bottleneck] table (dumbbell) or a [topology] table (general graph)",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    "topology",
+                    "given with [bottleneck]",
+                    "one of [bottleneck] (dumbbell) or [topology] (general graph)",
+                ))
+            }
+            _ => {}
         }
-        check(
-            finite_in(b.loss, 0.0, 1.0),
-            "bottleneck.loss",
-            b.loss,
-            "a probability in [0, 1)",
-        )?;
+        if let Some(b) = &self.bottleneck {
+            match b.buffer {
+                Buffer::Packets(n) => check(
+                    (1..=10_000_000).contains(&n),
+                    "bottleneck.buffer",
+                    n,
+                    "at least 1 packet",
+                )?,
+                Buffer::Bytes(n) => check(
+                    n >= 64,
+                    "bottleneck.buffer",
+                    format!("{n}B"),
+                    "at least 64 bytes",
+                )?,
+            }
+            check(
+                finite_in(b.loss, 0.0, 1.0),
+                "bottleneck.loss",
+                b.loss,
+                "a probability in [0, 1)",
+            )?;
+        }
         check(
             !self.flows.is_empty(),
             "flows",
@@ -491,13 +550,27 @@ impl ScenarioFile {
                 )?;
                 last_end = *off;
             }
-            if let Buffer::Bytes(bytes) = b.buffer {
-                check(
-                    bytes >= g.tcp.mss as u64,
-                    "bottleneck.buffer",
-                    format!("{bytes}B"),
-                    "at least one data packet (mss)",
-                )?;
+            if let Some(b) = &self.bottleneck {
+                if let Buffer::Bytes(bytes) = b.buffer {
+                    check(
+                        bytes >= g.tcp.mss as u64,
+                        "bottleneck.buffer",
+                        format!("{bytes}B"),
+                        "at least one data packet (mss)",
+                    )?;
+                }
+                for (key, given) in [
+                    ("src", g.src.is_some()),
+                    ("dst", g.dst.is_some()),
+                    ("path", !g.path.is_empty()),
+                ] {
+                    check(
+                        !given,
+                        &at(key),
+                        "given in a [bottleneck] scenario",
+                        "only in a [topology] scenario (dumbbell flows cross the bottleneck)",
+                    )?;
+                }
             }
         }
         check(
@@ -532,7 +605,10 @@ mod tests {
         let s = Scenario::from_toml_str(OK).unwrap();
         assert_eq!(s.file.seed, 1);
         assert_eq!(s.qdisc.kind(), "droptail");
-        assert_eq!(s.file.bottleneck.buffer, Buffer::Packets(100));
+        assert_eq!(
+            s.file.bottleneck.as_ref().map(|b| b.buffer),
+            Some(Buffer::Packets(100))
+        );
         // The resolved form parses back to the same thing.
         let again = Scenario::from_toml_str(&s.resolved_toml()).unwrap();
         assert_eq!(again.resolved_toml(), s.resolved_toml());

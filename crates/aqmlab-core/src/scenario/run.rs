@@ -82,6 +82,16 @@ struct Snapshot {
     bottleneck: QdiscStats,
     bottleneck_tx_bytes: u64,
     bottleneck_lost: u64,
+    /// A `[topology]` scenario's own links (empty for the dumbbell).
+    declared: Vec<LinkSnapshot>,
+}
+
+#[derive(Default)]
+struct LinkSnapshot {
+    stats: QdiscStats,
+    tx_bytes: u64,
+    lost: u64,
+    queue_area: u128,
 }
 
 struct Series {
@@ -111,6 +121,9 @@ pub struct Simulator {
     next_packet_id: u64,
     scratch: Vec<Packet>,
     qdisc_armed: Vec<Option<SimTime>>,
+    /// Per link: queued mode (a qdisc whose timers must be polled after each packet event),
+    /// as opposed to FIFO arithmetic.
+    queued: Vec<bool>,
     snapshot: Snapshot,
     series: Series,
     /// Completed web transfers, in completion order.
@@ -175,9 +188,12 @@ impl Simulator {
                     flows: &infos,
                     seed: f.seed,
                 };
-                // Every link but the bottleneck is a lossless DropTail FIFO nobody samples.
+                // Host links (and the dumbbell's reverse bottleneck) are lossless DropTail FIFOs
+                // nobody samples; the measured link and a topology's own links are queued, so
+                // their queue integrals (and any qdisc timers) are tracked.
                 let arithmetic = options.arithmetic_fifo
-                    && spec.role != LinkRole::Bottleneck
+                    && i as LinkId != net.bottleneck
+                    && i >= net.declared
                     && spec.qdisc.kind() == "droptail";
                 let mut link = Link::new(
                     spec,
@@ -186,7 +202,7 @@ impl Simulator {
                     SimRng::new(f.seed, component::LOSS_BASE + i as u64),
                     arithmetic,
                 );
-                if spec.role == LinkRole::Bottleneck {
+                if i as LinkId == net.bottleneck {
                     link.on_depart = Some(DelayHistogram::record_departure);
                 }
                 link
@@ -242,6 +258,7 @@ impl Simulator {
         events.push(SimTime::ZERO + f.series_bin, Ev::Bin);
         let warmup = SimTime::ZERO + f.warmup;
         events.push(warmup, Ev::Warmup);
+        let queued = links.iter().map(|l| !l.is_arithmetic_fifo()).collect();
         let mut qdisc_armed = vec![None; links.len()];
         for (i, l) in links.iter().enumerate() {
             arm(
@@ -265,6 +282,7 @@ impl Simulator {
             next_packet_id: 0,
             scratch: Vec::new(),
             qdisc_armed,
+            queued,
             snapshot: Snapshot::default(),
             series: Series {
                 probe_names: Vec::new(),
@@ -303,7 +321,7 @@ impl Simulator {
                 let (arrival, next_done) = self.links[l as usize].on_tx_done(self.now);
                 self.schedule(l, arrival);
                 self.schedule(l, next_done);
-                if l == self.net.bottleneck {
+                if self.queued[l as usize] {
                     self.poll_qdisc_timer(l);
                 }
             }
@@ -460,10 +478,10 @@ impl Simulator {
             &spec.reverse
         };
         if let Some(&l) = path.get(hop) {
-            let is_bottleneck = l == self.net.bottleneck;
+            let queued = self.queued[l as usize];
             let next = self.links[l as usize].offer(self.now, pkt);
             self.schedule(l, next);
-            if is_bottleneck {
+            if queued {
                 self.poll_qdisc_timer(l);
             }
             return;
@@ -510,6 +528,15 @@ impl Simulator {
             bottleneck: b.qdisc.stats().clone(),
             bottleneck_tx_bytes: b.tx_bytes,
             bottleneck_lost: b.lost_on_wire,
+            declared: self.links[..self.net.declared]
+                .iter()
+                .map(|l| LinkSnapshot {
+                    stats: l.stats().clone(),
+                    tx_bytes: l.tx_bytes,
+                    lost: l.lost_on_wire,
+                    queue_area: l.queue_area(self.now),
+                })
+                .collect(),
         };
         self.links[self.net.bottleneck as usize].delay_hist.clear();
     }
@@ -624,7 +651,26 @@ impl Simulator {
             .collect()
     }
 
+    /// Drops and marks of flow `i`'s packets in the measurement window: at the dumbbell's
+    /// bottleneck, or on every declared link of a topology flow's data route.
     fn flow_drops_marks(&self, i: usize) -> (u64, u64) {
+        if self.net.declared > 0 {
+            let at = |st: &QdiscStats| st.per_flow.get(i).copied().unwrap_or_default();
+            return self.net.flows[i]
+                .forward
+                .iter()
+                .filter(|&&l| (l as usize) < self.net.declared)
+                .fold((0, 0), |(d, m), &l| {
+                    let now = at(self.links[l as usize].stats());
+                    let then = self
+                        .snapshot
+                        .declared
+                        .get(l as usize)
+                        .map(|s| at(&s.stats))
+                        .unwrap_or_default();
+                    (d + now.drops - then.drops, m + now.marks - then.marks)
+                });
+        }
         let now = self.links[self.net.bottleneck as usize]
             .qdisc
             .stats()
@@ -724,7 +770,7 @@ impl Simulator {
                 })
             })
             .collect();
-        json!({
+        let mut summary = json!({
             "scenario": f.name,
             "seed": f.seed,
             "qdisc": self.scenario.qdisc.kind(),
@@ -743,7 +789,44 @@ impl Simulator {
             "delay_ms": { "mean": h.mean_ms(), "p50": h.quantile_ms(0.5), "p99": h.quantile_ms(0.99) },
             "groups": groups,
             "flows": flows,
-        })
+        });
+        if self.net.declared > 0 {
+            summary["measured_link"] = json!(role_name(&b.role));
+            summary["links"] = self.declared_link_summary();
+        }
+        summary
+    }
+
+    /// One entry per direction of each `[[topology.links]]` entry, over the measurement window.
+    fn declared_link_summary(&self) -> Value {
+        let w = self.window_secs();
+        let rows: Vec<Value> = self.links[..self.net.declared]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let zero = LinkSnapshot::default();
+                let s0 = self.snapshot.declared.get(i).unwrap_or(&zero);
+                let st = l.stats();
+                let arrivals = st.arrivals - s0.stats.arrivals;
+                let drops = st.drops() - s0.stats.drops();
+                let lost = l.lost_on_wire - s0.lost;
+                let area = l.queue_area(self.now) - s0.queue_area;
+                json!({
+                    "link": role_name(&l.role),
+                    "qdisc": self.net.topology.links[i].qdisc.kind(),
+                    "rate_bps": l.rate_bps,
+                    "utilisation": (l.tx_bytes - s0.tx_bytes) as f64 * 8.0 / (l.rate_bps as f64 * w),
+                    "arrivals": arrivals,
+                    "departures": st.dequeued - s0.stats.dequeued,
+                    "drops": drops,
+                    "marks": st.marks() - s0.stats.marks(),
+                    "link_loss": lost,
+                    "loss_rate": if arrivals == 0 { 0.0 } else { (drops + lost) as f64 / arrivals as f64 },
+                    "queue_pkts_mean": area as f64 / (self.end - self.warmup).0 as f64,
+                })
+            })
+            .collect();
+        Value::Array(rows)
     }
 
     /// Transfers that started inside the measurement window, per group.
@@ -920,6 +1003,7 @@ fn role_name(r: &LinkRole) -> String {
         LinkRole::AccessReverse { host } => format!("access_reverse.{host}"),
         LinkRole::Sink { host } => format!("sink.{host}"),
         LinkRole::SinkReverse { host } => format!("sink_reverse.{host}"),
+        LinkRole::Named(name) => name.clone(),
         LinkRole::Other => "other".into(),
     }
 }
