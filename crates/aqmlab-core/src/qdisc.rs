@@ -270,6 +270,7 @@ impl Qdisc for SingleQueue {
         }
         pkt.enqueued = now;
         self.bytes += pkt.size_bytes as u64;
+        self.aqm.relabel(&mut pkt);
         self.aqm.on_enqueued(now, &pkt);
         self.buf.push_back(pkt);
         self.stats.on_enqueue();

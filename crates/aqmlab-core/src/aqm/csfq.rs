@@ -29,8 +29,12 @@
 //! - `F` is updated for packets CSFQ does not drop; a packet later lost to buffer overflow has
 //!   already been counted in `F` (as in the paper's pseudocode, where `estimate_α` runs before
 //!   `enqueue`).
-//! - The relabelling of accepted packets (`label ← min(label, α)`) matters only for downstream
-//!   core routers; the `Aqm` contract gives a read-only packet, so labels are not rewritten.
+//! - Relabelling (Fig. 3, `label ← min(label, α)`): every packet CSFQ accepts leaves with
+//!   `rate_label_bps` = min(the label it used, α), written in `Aqm::relabel` once the buffer has
+//!   room. A packet that arrives unlabelled is labelled here (this router is its edge); a
+//!   labelled one keeps its edge's estimate, capped by this hop's fair share. So along a path of
+//!   CSFQ links (a `[topology]` scenario) only the first one estimates a flow's rate and the
+//!   others act as core routers. In a dumbbell nothing downstream reads the label.
 //! - Constants: K = 100 ms (as the brief and the paper), `K_α = K_c = 200 ms`, the values we
 //!   recall from the paper's §3 (not in `papers/`; check against the original if precision
 //!   matters).
@@ -121,6 +125,8 @@ pub struct Csfq {
     tmp_alpha: f64,
     /// α when the current run of overflow reductions began (None: no run).
     overflow_base: Option<f64>,
+    /// The label the last accepted arrival was judged by (for `relabel`).
+    last_label: f64,
 }
 
 impl Csfq {
@@ -138,6 +144,7 @@ impl Csfq {
             start: SimTime::ZERO,
             tmp_alpha: 0.0,
             overflow_base: None,
+            last_label: 0.0,
         }
     }
 
@@ -194,6 +201,7 @@ impl Aqm for Csfq {
             0.0
         };
         let dropped = prob > 0.0 && rng.uniform() < prob;
+        self.last_label = label;
         self.a.update(now, bits, self.k_alpha);
         if !dropped {
             self.f.update(now, bits, self.k_alpha);
@@ -204,6 +212,10 @@ impl Aqm for Csfq {
         } else {
             Verdict::Pass
         }
+    }
+
+    fn relabel(&mut self, pkt: &mut Packet) {
+        pkt.rate_label_bps = self.last_label.min(self.alpha);
     }
 
     fn on_overflow(&mut self, _now: SimTime, _pkt: &Packet, _q: &QueueView) {
@@ -319,6 +331,7 @@ mod tests {
         let end = 6_000_000_000u64;
         let measure_from = 3_000_000_000u64;
         let mut sent = [0u64; 3];
+        let mut label_sum = [0.0f64; 3];
         let mut id = 0;
         loop {
             let t_arr = *next.iter().min().unwrap();
@@ -332,6 +345,7 @@ mod tests {
                     Some(p) => {
                         if now >= measure_from {
                             sent[p.flow as usize] += 1;
+                            label_sum[p.flow as usize] += p.rate_label_bps;
                         }
                         link_free_at = Some(now + service);
                     }
@@ -373,6 +387,14 @@ mod tests {
         assert!((mbps[0] - 1.0).abs() < 0.05, "{mbps:?}");
         assert!((mbps[1] - 2.0).abs() < 0.1, "{mbps:?}");
         assert!((mbps[2] - 3.0).abs() < 0.15, "{mbps:?}");
+        // Relabelling: packets leave labelled min(rate, α), so a router further along the path
+        // sees the 7 Mbit/s flow at its 3 Mbit/s share and the others at their own rates.
+        let labels: Vec<f64> = (0..3)
+            .map(|f| label_sum[f] / sent[f] as f64 / 1e6)
+            .collect();
+        assert!((labels[0] - 1.0).abs() < 0.05, "{labels:?}");
+        assert!((labels[1] - 2.0).abs() < 0.1, "{labels:?}");
+        assert!((labels[2] - 3.0).abs() < 0.15, "{labels:?}");
     }
 
     #[test]

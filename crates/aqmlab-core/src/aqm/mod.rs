@@ -119,6 +119,10 @@ pub trait Aqm {
         q: &QueueView,
         rng: &mut SimRng,
     ) -> Verdict;
+    /// The packet passed `on_enqueue` and the buffer has room: the one chance to rewrite header
+    /// labels that routers further along the path read (CSFQ's relabelling). Called just before
+    /// `on_enqueued`.
+    fn relabel(&mut self, _pkt: &mut Packet) {}
     /// The packet passed `on_enqueue` (possibly marked) and is now in the queue.
     fn on_enqueued(&mut self, _now: SimTime, _pkt: &Packet) {}
     /// The packet passed `on_enqueue` but the buffer was full, so the glue dropped it.
