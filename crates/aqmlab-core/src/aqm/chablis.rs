@@ -26,6 +26,11 @@
 //!   over-corrects (experiment 2 of the reproduction: robust cluster 2.3 vs fragile 3.9 Mbps with
 //!   spacing, [3.26, 3.45] without; the paper prints [3.14, 3.56]).
 //! - Packets without a label (or a zero label) are treated as `R = R_formula`: plain RED.
+//! - `rtt_source = "true"` (a diagnostic, not the paper's mechanism) replaces every packet's label
+//!   by its flow's propagation RTT from the topology (`FlowInfo::base_rtt`), the "best-case
+//!   round-trip time" §2.1 wants the edge to write. The paper's sender writes "the lowest RTT
+//!   recorded" (`rtt_source = "label"`, the default), which includes whatever queueing delay the
+//!   flow saw at its best moment: under a standing queue identical flows carry different labels.
 //!
 //! # R_formula (Fig. 3)
 //! `R_formula` holds still while `R_average` is inside `(R_formula − band, R_formula + band)`
@@ -64,6 +69,7 @@
 //! | `alpha` | exponent, robust (R < R_formula) | 1.6 | 1.6 (§3.1) |
 //! | `beta` | exponent, fragile (R > R_formula) | 1.4 | 1.4 (§3.1) |
 //! | `count_spacing` | bool | false | not in the paper (RED's uniformisation, shared count) |
+//! | `rtt_source` | label \| true | label | label (§2.1: the sender's lowest recorded RTT) |
 //! | `ecn` | bool | true | Chablis marks; `false` = Chardonnay |
 //!
 //! Probes: `avg`, `r_average_ms`, `r_formula_ms`, `p_base`.
@@ -101,6 +107,18 @@ pub struct Params {
     pub count_spacing: bool,
     /// Mark (Chablis) or drop (Chardonnay).
     pub ecn: bool,
+    /// Where R comes from: the packet's label (the paper) or the flow's true propagation RTT.
+    pub rtt_source: RttSource,
+}
+
+/// Where Chablis reads a packet's RTT `R`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSource {
+    /// The packet's RTT label (the sender's lowest recorded RTT, §2.1).
+    Label,
+    /// The flow's propagation RTT from the topology (diagnostic: a perfect best-case hint).
+    True,
 }
 
 impl Default for Params {
@@ -117,6 +135,7 @@ impl Default for Params {
             beta: 1.4,
             count_spacing: false,
             ecn: true,
+            rtt_source: RttSource::Label,
         }
     }
 }
@@ -211,6 +230,8 @@ pub struct Chablis {
     /// Packets since the last mark while min_th ≤ avg < max_th (−1 below min_th).
     count: i64,
     p_base: f64,
+    /// With `rtt_source = "true"`: each flow's propagation RTT (seconds), indexed by `FlowId`.
+    flow_rtt_s: Vec<f64>,
 }
 
 impl Chablis {
@@ -221,6 +242,29 @@ impl Chablis {
             rtt: RttTracker::new(p.w_rtt, p.band, p.hold),
             count: -1,
             p_base: 0.0,
+            flow_rtt_s: Vec::new(),
+        }
+    }
+
+    /// As `new`, with the flows' propagation RTTs for `rtt_source = "true"`.
+    pub fn with_context(p: &Params, ctx: &BuildContext) -> Chablis {
+        let mut c = Chablis::new(p, ctx.link_rate_bps, ctx.mean_pkt_bytes);
+        if p.rtt_source == RttSource::True {
+            c.flow_rtt_s = ctx.flows.iter().map(|f| f.base_rtt.as_secs_f64()).collect();
+        }
+        c
+    }
+
+    /// The packet's `R` in seconds (0 = unknown).
+    #[inline]
+    fn packet_rtt_s(&self, pkt: &Packet) -> f64 {
+        match self.p.rtt_source {
+            RttSource::Label => pkt.rtt_label.map_or(0.0, |d| d.as_secs_f64()),
+            RttSource::True => self
+                .flow_rtt_s
+                .get(pkt.flow as usize)
+                .copied()
+                .unwrap_or(0.0),
         }
     }
 }
@@ -234,7 +278,7 @@ impl Aqm for Chablis {
         rng: &mut SimRng,
     ) -> Verdict {
         let avg = self.avg.update(now, q.len_pkts as f64);
-        let label = pkt.rtt_label.map(|d| d.as_secs_f64()).unwrap_or(0.0);
+        let label = self.packet_rtt_s(pkt);
         if label > 0.0 {
             self.rtt.update(now, label);
         }
@@ -337,6 +381,10 @@ impl AlgorithmParams for Params {
             key: "ecn",
             help: "mark ECN-capable packets (Chablis); false drops them (Chardonnay)",
         },
+        ParamDoc {
+            key: "rtt_source",
+            help: "label (the packet's RTT label, the paper) | true (the flow's propagation RTT; diagnostic)",
+        },
     ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
@@ -369,10 +417,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        ctx.single_queue(
-            self.ecn,
-            Chablis::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes),
-        )
+        ctx.single_queue(self.ecn, Chablis::with_context(self, ctx))
     }
 }
 
@@ -567,6 +612,56 @@ mod tests {
         q.probe(&mut |k, v| probes.push((k, v)));
         let r_avg = probes.iter().find(|(k, _)| *k == "r_average_ms").unwrap().1;
         assert!((r_avg - 110.0).abs() < 10.0, "{r_avg}");
+    }
+
+    #[test]
+    fn true_rtt_source_ignores_the_label() {
+        // Two flows with the same (inflated) 60 ms label but true RTTs 20 and 200 ms: with
+        // rtt_source = "label" they are marked alike, with "true" the 20 ms flow far more.
+        let flows = [
+            crate::aqm::FlowInfo {
+                base_rtt: SimDuration::from_millis(20),
+                idmaps_rtt: SimDuration::from_millis(20),
+                packet_bytes: 1000,
+            },
+            crate::aqm::FlowInfo {
+                base_rtt: SimDuration::from_millis(200),
+                idmaps_rtt: SimDuration::from_millis(200),
+                packet_bytes: 1000,
+            },
+        ];
+        let marks_with = |source: RttSource| {
+            let params = Params {
+                w_q: 0.2,
+                rtt_source: source,
+                ..Params::default()
+            };
+            let c = BuildContext {
+                flows: &flows,
+                ..ctx(1000)
+            };
+            let mut q = params.build(&c);
+            let mut rng = SimRng::new(5, 0);
+            let mut marks = [0u32; 2];
+            for i in 0..20_000u64 {
+                let flow = (i % 2) as u32;
+                let now = SimTime((i + 1) * 100_000);
+                if let Outcome::Marked(_) = q.enqueue(now, labelled(i, flow, 60), &mut rng) {
+                    marks[flow as usize] += 1;
+                }
+                while q.len_pkts() > 10 {
+                    q.dequeue(now, &mut rng, &mut |_, _| {});
+                }
+            }
+            marks
+        };
+        let [a, b] = marks_with(RttSource::Label);
+        let ratio = a as f64 / b.max(1) as f64;
+        assert!((0.8..1.25).contains(&ratio), "label: {a} vs {b}");
+        let [a, b] = marks_with(RttSource::True);
+        assert!(a > 10 * b.max(1), "true: {a} vs {b}");
+        let bad = AqmConfig::from_table(toml::from_str("kind='chablis'\nrtt_source='x'").unwrap());
+        assert!(bad.is_err());
     }
 
     #[test]
