@@ -40,9 +40,12 @@
 //! - ECN (RFC 3168 §6.1.2): with `ecn`, data packets are ECT. An ACK with ECE whose cumulative
 //!   ACK is beyond `recover` (strictly: it acknowledges a segment sent after the last
 //!   reduction, so the ECE echoes of the old window are ignored — ns-2's `seq > recover_`), and
-//!   not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`, `cwnd = min(cwnd, ssthresh)`,
-//!   `recover = snd_max`, and the next data packet carries CWR. The window is not opened on
-//!   that ACK (ns-2).
+//!   not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`, `cwnd = min(cwnd, max(⌊W⌋/2, 1))`
+//!   (the window may fall to one segment), `recover = snd_max`, and the next data packet
+//!   carries CWR. The window is not opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An
+//!   ECE when `W` is already one segment also holds new data until one current RTO has passed
+//!   (`ecn_hold`; the retransmit timer is moved to the same instant), so flows sharing a small
+//!   pipe can send less than one packet per RTT.
 //! - RTT label: `srtt` or `min_rtt` per `rtt_label`, `None` before the first RTT sample.
 //! - Finite transfers: `start(now, Some(n))`; `is_complete()` once all `n` are acknowledged
 //!   (`stats.completed_at`); `add_segments` appends more; `restart_slow_start` resets `cwnd`
@@ -59,8 +62,9 @@
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
 //!   `opencwnd()` on that ACK (a 1/cwnd difference).
 //! - Not modelled: limited transmit (RFC 3042, ns-2 `singledup_`, whose default changed over
-//!   ns-2's history), maxburst, D-SACK, and ns-2's ECN backoff timer for `cwnd <= 1` (here an
-//!   ECE at `cwnd < 2` leaves `cwnd` unchanged and only lowers `ssthresh`).
+//!   ns-2's history), maxburst, D-SACK, and the exponential part of ns-2's ECN backoff at
+//!   `cwnd <= 1`: here an ECE at one segment holds new data for one current RTO (`ecn_hold`,
+//!   see ECN above), where ns-2 (`ecn_backoff_`) also doubles the timer on repeated ECEs.
 //!
 //! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks.
 //! - A scoreboard of SACKed segments from `snd_una` (a ring of flags, empty without loss).
