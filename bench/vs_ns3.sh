@@ -8,7 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${NS3_DUMBBELL:?set NS3_DUMBBELL to the ns-3 anchor binary}"
 cargo build -q --release -p aqmlab-core --example bench
-ours=$(./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 1 | grep '^run 0')
+# Like for like: aqmlab's SACK senders against ns-3's SACK senders.
+sack=$(mktemp --suffix=.toml)
+trap 'rm -f "$sack"' EXIT
+sed 's/variant = "newreno"/variant = "sack"/' bench/scenarios/dumbbell_155mbps_100flows.toml >"$sack"
+grep -q 'variant = "sack"' "$sack"
+ours=$(./target/release/examples/bench "$sack" 1 | grep '^run 0')
 echo "aqmlab: $ours"
 ours_cpu=$(sed -E 's/.*cpu ([0-9.]+) s.*/\1/' <<<"$ours")
 start=$(date +%s.%N)
