@@ -101,6 +101,10 @@ pub struct TcpConfig {
     /// ECN-capable (RFC 3168): data packets are ECT, the window is halved at most once per RTT
     /// on ECE, CWR tells the receiver.
     pub ecn: bool,
+    /// ns-2's `ecn_backoff_`: repeated ECN-Echoes at a window of one segment double the
+    /// retransmit timer, so the holds of RFC 3168 §6.1.2 grow 1, 2, 4, … RTOs. `false` holds
+    /// for one RTO each time (RFC 3168 alone).
+    pub ecn_backoff: bool,
     /// none | srtt | min: what the sender writes into each data packet's RTT label.
     pub rtt_label: RttLabel,
 }
@@ -122,6 +126,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delack_interval: SimDuration::from_millis(100),
             ecn: false,
+            ecn_backoff: true,
             rtt_label: RttLabel::None,
         }
     }

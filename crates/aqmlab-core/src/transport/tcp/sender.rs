@@ -45,7 +45,9 @@
 //!   carries CWR. The window is not opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An
 //!   ECE when `W` is already one segment also holds new data until one current RTO has passed
 //!   (`ecn_hold`; the retransmit timer is moved to the same instant), so flows sharing a small
-//!   pipe can send less than one packet per RTT.
+//!   pipe can send less than one packet per RTT. As ns-2's `ecn_backoff_`: the second and later
+//!   ECEs in a row at one segment double the RTO first (so the holds grow 1, 2, 4, … RTOs), and
+//!   that backoff is not cleared by ACKs carrying ECE, only by one without it.
 //! - RTT label: `srtt` or `min_rtt` per `rtt_label`, `None` before the first RTT sample.
 //! - Finite transfers: `start(now, Some(n))`; `is_complete()` once all `n` are acknowledged
 //!   (`stats.completed_at`); `add_segments` appends more; `restart_slow_start` resets `cwnd`
@@ -62,9 +64,9 @@
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
 //!   `opencwnd()` on that ACK (a 1/cwnd difference).
 //! - Not modelled: limited transmit (RFC 3042, ns-2 `singledup_`, whose default changed over
-//!   ns-2's history), maxburst, D-SACK, and the exponential part of ns-2's ECN backoff at
-//!   `cwnd <= 1`: here an ECE at one segment holds new data for one current RTO (`ecn_hold`,
-//!   see ECN above), where ns-2 (`ecn_backoff_`) also doubles the timer on repeated ECEs.
+//!   ns-2's history), maxburst and D-SACK. ns-2 tests `cwnd_ <= 1.0` for its ECN backoff; we
+//!   test the usable window `⌊cwnd⌋ <= 1`, because our window never falls below one segment
+//!   (ns-2's falls to 0.5 and stalls until the timer: the same hold).
 //!
 //! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks.
 //! - A scoreboard of SACKed segments from `snd_una` (a ring of flags, empty without loss).
@@ -128,6 +130,8 @@ pub struct Sender {
     initial_ssthresh: u64,
     dupack_threshold: u32,
     sack: bool,
+    /// Whether repeated ECEs at one segment back the timer off (`TcpConfig::ecn_backoff`).
+    ecn_backoff_enabled: bool,
     ecn: bool,
     rtt_label: RttLabel,
     // ** Maintained
@@ -163,6 +167,8 @@ pub struct Sender {
     /// RFC 3168 §6.1.2: an ECN-Echo arrived while the window was already one segment, so no new
     /// data goes out until this instant (the retransmit timer "reset" on that ECE).
     ecn_hold: Option<SimTime>,
+    /// ns-2 `ecn_backoff_`: the last ECN response found the window at one segment already.
+    ecn_backoff: bool,
     stats: SenderStats,
 }
 
@@ -182,6 +188,7 @@ impl Sender {
             initial_ssthresh,
             dupack_threshold: cfg.dupack_threshold.max(1),
             sack: cfg.variant == Variant::Sack,
+            ecn_backoff_enabled: cfg.ecn_backoff,
             ecn: cfg.ecn,
             rtt_label: cfg.rtt_label,
             started: false,
@@ -209,6 +216,7 @@ impl Sender {
             ),
             rto_deadline: None,
             ecn_hold: None,
+            ecn_backoff: false,
             stats: SenderStats::default(),
         }
     }
@@ -297,11 +305,20 @@ impl Sender {
             self.ssthresh = congestion::halved(w);
             self.cwnd = self.cwnd.min((w / 2).max(1) as f64);
             if w <= 1 {
+                // ns-2 `ecn()`: a second ECE in a row at one segment doubles the timer
+                // (`rtt_backoff`); the backoff then survives the ACKs that carry ECE.
+                if self.ecn_backoff {
+                    self.rtt.back_off();
+                } else {
+                    self.ecn_backoff = self.ecn_backoff_enabled;
+                }
                 let until = now + self.rtt.rto();
                 self.ecn_hold = Some(until);
                 if self.rto_deadline.is_some() {
                     self.rto_deadline = Some(until);
                 }
+            } else {
+                self.ecn_backoff = false;
             }
             self.recover = self.snd_max;
             self.last_response_ecn = true;
@@ -439,7 +456,14 @@ impl Sender {
         }
         self.rtt.sample(now.since(pkt.ts_echo));
         self.stats.rtt_samples += 1;
-        self.rtt.reset_backoff();
+        // ns-2 `newack()`: the backoff ends on new data, except while ECN-Echo keeps arriving at
+        // a window of one segment; an ACK without ECE ends that state (`recv_newack_helper`).
+        if !(self.ecn_backoff && pkt.ece) {
+            self.rtt.reset_backoff();
+        }
+        if !pkt.ece {
+            self.ecn_backoff = false;
+        }
 
         if self.in_recovery {
             if self.sack && ack < self.recover {
@@ -1120,6 +1144,68 @@ mod tests {
             late.len() <= 2,
             "at one segment under marks, sends are spaced by the RTO: {late:?}"
         );
+    }
+
+    #[test]
+    fn repeated_ecn_at_one_segment_backs_off_exponentially() {
+        // Marks from 2 s on: the window falls to one segment, then each ECE-carrying ACK holds
+        // new data for an RTO that doubles every time (ns-2 `ecn_backoff_`); the first ACK
+        // without ECE ends the backoff.
+        let mut w = ecn_wire();
+        w.fate = Box::new(|_, t| {
+            if t >= at(2_000) && t < at(12_000) {
+                Fate::Mark
+            } else {
+                Fate::Pass
+            }
+        });
+        w.run_until(at(12_000));
+        let sends: Vec<SimTime> = w
+            .sent
+            .iter()
+            .map(|x| x.t)
+            .filter(|&t| t > at(2_500))
+            .collect();
+        let gaps: Vec<u64> = sends.windows(2).map(|p| p[1].since(p[0]).0).collect();
+        assert!(gaps.len() >= 3, "{sends:?}");
+        // Each gap is (RTT +) the held RTO, which doubles: strictly growing, about x2.
+        for g in gaps.windows(2) {
+            let ratio = g[1] as f64 / g[0] as f64;
+            assert!((1.6..=2.4).contains(&ratio), "gaps {gaps:?}");
+        }
+        assert_eq!(w.sender.stats().timeouts, 0);
+        // Unmarked again: backoff cleared by the first ACK without ECE; the window reopens.
+        w.run_until(at(90_000));
+        assert_eq!(w.sender.rtt().backoff(), 1);
+        assert!(w.sender.cwnd() > 4.0, "{}", w.sender.cwnd());
+
+        // With `ecn_backoff = false` the holds stay one RTO: equal gaps.
+        let cfg = TcpConfig {
+            ecn: true,
+            ecn_backoff: false,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        w.fate = Box::new(|_, t| {
+            if t >= at(2_000) && t < at(12_000) {
+                Fate::Mark
+            } else {
+                Fate::Pass
+            }
+        });
+        w.run_until(at(12_000));
+        let sends: Vec<SimTime> = w
+            .sent
+            .iter()
+            .map(|x| x.t)
+            .filter(|&t| t > at(4_000) && t < at(11_000))
+            .collect();
+        let gaps: Vec<u64> = sends.windows(2).map(|p| p[1].since(p[0]).0).collect();
+        assert!(gaps.len() >= 5, "{sends:?}");
+        let (lo, hi) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
+        assert!(*hi as f64 <= 1.2 * *lo as f64, "gaps {gaps:?}");
     }
 
     #[test]
