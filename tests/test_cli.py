@@ -105,6 +105,27 @@ def test_compare_writes_each_run_and_the_comparison(tiny_path: Path, tmp_path: P
         assert (out / name / "summary.json").exists()
     for f in ("comparison.csv", "comparison.md", "comparison.png"):
         assert (out / f).stat().st_size > 0
+    # The comparison's page embeds its figure and links every run's own page.
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 1
+    for name in ("tiny", "big_buffer"):
+        assert f"href='{name}/report.html'" in page
+        assert (out / name / "report.html").is_file()
+
+
+def test_run_writes_a_self_contained_html_report(tiny_path: Path, tmp_path: Path):
+    summary = json.loads(run_cli("run", tiny_path, "--json", "--out", tmp_path / "p").stdout)
+    page = (tmp_path / "p" / "report.html").read_text()
+    # Headline numbers as in summary.json, the three plots embedded, the scenario included.
+    assert f"{summary['utilisation']:.4g}" in page
+    assert f"{summary['jain_index']:.4g}" in page
+    assert page.count("data:image/png;base64,") == 3
+    assert "[bottleneck]" in page and page.rstrip().endswith("</html>")
+    # Without plots the page still has the tables, and no images.
+    r = run_cli("run", tiny_path, "--no-plots", "--out", tmp_path / "q")
+    assert r.code == 0, r.stderr
+    bare = (tmp_path / "q" / "report.html").read_text()
+    assert "<img" not in bare and f"{summary['utilisation']:.4g}" in bare
 
 
 def test_python_dash_m_and_version():

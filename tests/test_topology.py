@@ -43,6 +43,12 @@ def test_parking_lot_runs_through_the_cli_and_writes_per_link_results(tmp_path: 
     flows = pq.read_table(out / "flows.parquet").to_pandas()
     assert len(flows) == sum(g["count"] for g in sc.load(PARKING_LOT)["flows"])
     assert set(flows.group) == {"long", "cross1", "cross2", "cross3"}
+    # The run's page has the per-link table, one row per declared link direction.
+    page = (out / "report.html").read_text()
+    assert "<h2>Links</h2>" in page
+    for x in rows:
+        assert f"<td>{x['link'].replace('>', '&gt;')}</td>" in page, x["link"]
+    assert page.count("R0-&gt;R1") >= 2  # measured link in the headline, and its table row
 
 
 def test_parking_lot_through_the_api_with_a_qdisc_per_link(tmp_path: Path):

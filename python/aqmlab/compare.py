@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from aqmlab import api
+from aqmlab import api, pages
 from aqmlab.results import Results
 from aqmlab.scenario import Overrides, ScenarioLike, measured_qdisc
 
@@ -133,21 +133,12 @@ def write(out: Path, table: pd.DataFrame, results: dict[str, Results], *, plots:
         flows = {n: r.flows.to_pandas() for n, r in results.items()}
         fig = _plots.comparison(table, flows, title="aqmlab comparison")
         _plots.save(fig, out / "comparison.png")
+    (out / "report.html").write_text(pages.comparison_page(table, out), encoding="utf-8")
 
 
 def to_markdown(table: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table (no extra dependency)."""
-
-    def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    cols = list(table.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in table.itertuples(index=False):
-        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
-    return "\n".join(lines) + "\n"
+    return pages.markdown_table(table) + "\n"
 
 
 __all__ = ["COLUMNS", "compare", "qdisc_label", "summary_row", "to_markdown", "write"]

@@ -12,8 +12,6 @@ and registers it in ``aqmlab.papers.REPRODUCTIONS``.
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import os
 import sys
@@ -25,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import pandas as pd
 from matplotlib.figure import Figure
 
+from aqmlab import pages
 from aqmlab import scenario as _scenario
 from aqmlab.sweep import Point, run_points
 
@@ -130,7 +129,7 @@ class Report:
                 lines += [f"![{caption}](figures/{stem}.png)", "", f"*{caption}*", ""]
             elif kind == "table":
                 df, caption = body
-                lines += [f"*{caption}*", "", _markdown_table(df), ""]
+                lines += [f"*{caption}*", "", pages.markdown_table(df), ""]
             elif kind == "claim":
                 mark = "HOLDS" if body.holds else "DOES NOT HOLD"
                 lines += [
@@ -141,15 +140,10 @@ class Report:
         return "\n".join(lines).rstrip() + "\n"
 
     def html(self, figures_dir: Path) -> str:
-        esc = html.escape
+        esc = pages.esc
         parts = [
-            "<!doctype html><html><head><meta charset='utf-8'>",
-            f"<title>{esc(self.title)}</title>",
-            "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-            "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;"
-            "padding:2px 6px;text-align:right}.ok{color:#060}.no{color:#a00}"
-            "img{max-width:100%}figcaption{font-style:italic}</style></head><body>",
-            f"<h1>{esc(self.title)}</h1><p>Paper: <code>{esc(self.paper_file)}</code></p>",
+            pages.head(self.title),
+            f"<p>Paper: <code>{esc(self.paper_file)}</code></p>",
         ]
         if self.claims:
             held = sum(c.holds for c in self.claims)
@@ -162,22 +156,17 @@ class Report:
                 parts += [f"<p>{esc(p)}</p>" for p in paras]
             elif kind == "figure":
                 stem, caption = body
-                data = base64.b64encode((figures_dir / f"{stem}.png").read_bytes()).decode()
-                parts.append(
-                    f"<figure><img src='data:image/png;base64,{data}' alt='{esc(caption)}'>"
-                    f"<figcaption>{esc(caption)}</figcaption></figure>"
-                )
+                parts.append(pages.figure(figures_dir / f"{stem}.png", caption))
             elif kind == "table":
                 df, caption = body
-                parts.append(f"<p><em>{esc(caption)}</em></p>")
-                parts.append(df.to_html(index=False, float_format=lambda v: f"{v:.4g}"))
+                parts.append(pages.table(df, caption))
             elif kind == "claim":
                 cls, mark = ("ok", "holds") if body.holds else ("no", "does not hold")
                 parts.append(
                     f"<p class='{cls}'><b>Claim ({mark}):</b> {esc(body.claim)}<br>"
                     f"Evidence: {esc(body.evidence)}</p>"
                 )
-        parts.append("</body></html>")
+        parts.append(pages.TAIL)
         return "\n".join(parts)
 
     def write(self, out_dir: Path) -> None:
@@ -195,19 +184,6 @@ class Report:
         (out_dir / "report.html").write_text(self.html(figures_dir), encoding="utf-8")
         claims = [c.__dict__ for c in self.claims]
         (out_dir / "claims.json").write_text(json.dumps(claims, indent=2), encoding="utf-8")
-
-
-def _markdown_table(df: pd.DataFrame) -> str:
-    def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
-    return "\n".join(lines)
 
 
 @dataclass

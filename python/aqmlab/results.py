@@ -88,6 +88,10 @@ class Results:
                 pq.write_table(self.table(name), tmp / f"{name}.parquet")
             if plots:
                 self._write_plots(tmp)
+            from aqmlab import pages
+
+            page = pages.run_page(self.summary, self.scenario_toml, tmp)
+            (tmp / "report.html").write_text(page, encoding="utf-8")
             _replace_dir(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)

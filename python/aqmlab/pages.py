@@ -1,0 +1,190 @@
+"""Self-contained HTML pages (figures embedded as data URIs) and Markdown tables for results.
+
+One place for the look of every page aqmlab writes: a run's ``report.html`` (``aqmlab run``, and
+each run of ``aqmlab compare``), a comparison's ``report.html`` and a reproduction's report
+(:class:`aqmlab.reproduce.Report`). A page opens on its own, offline, without the PNG files
+beside it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+STYLE = (
+    "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;"
+    "padding:2px 6px;text-align:right}.ok{color:#060}.no{color:#a00}"
+    "img{max-width:100%}figcaption{font-style:italic}pre{background:#f6f6f6;padding:.5em}"
+)
+
+esc = html.escape
+
+
+def head(title: str) -> str:
+    """The opening of a page, through its ``<h1>``."""
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{esc(title)}</h1>"
+    )
+
+
+TAIL = "</body></html>"
+
+
+def figure(png: Path, caption: str) -> str:
+    """A PNG embedded as a data URI, with its caption; empty if the file is missing (a run
+    written without plots)."""
+    if not png.is_file():
+        return ""
+    data = base64.b64encode(png.read_bytes()).decode()
+    return (
+        f"<figure><img src='data:image/png;base64,{data}' alt='{esc(caption)}'>"
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+    )
+
+
+def table(df: pd.DataFrame, caption: str = "") -> str:
+    """A DataFrame as an HTML table (numbers to 4 significant digits)."""
+    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
+    return cap + df.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (numbers to 4 significant digits)."""
+
+    def fmt(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+# ---- one run --------------------------------------------------------------------------------
+
+#: The run's PNGs (written by ``Results.write``) and their captions.
+RUN_FIGURES = (
+    ("queue.png", "Queue length at the measured link over time."),
+    ("goodput_vs_rtt.png", "Goodput of each flow against its base RTT."),
+    ("group_goodput.png", "Goodput of each flow group over time."),
+)
+
+
+def _stat(summary: Mapping[str, Any], key: str, field: str) -> Any:
+    v = summary.get(key)
+    return v.get(field) if isinstance(v, Mapping) else None
+
+
+def headline(summary: Mapping[str, Any]) -> pd.DataFrame:
+    """The run's headline numbers as (metric, value) rows; absent keys are left out."""
+    rows: list[tuple[str, Any]] = [
+        ("qdisc (measured link)", summary.get("qdisc")),
+        ("measured link", summary.get("measured_link")),
+        ("simulated / measured s", f"{summary.get('duration_s')} / {summary.get('window_s')}"),
+        ("utilisation", summary.get("utilisation")),
+        ("loss rate", summary.get("loss_rate")),
+        ("Jain's index", summary.get("jain_index")),
+        ("goodput min / mean / max (Mbps)", None),
+        ("queue mean / std (packets)", None),
+        ("queueing delay mean / p50 / p99 (ms)", None),
+        ("marks", summary.get("marks")),
+    ]
+    triples = {
+        "goodput min / mean / max (Mbps)": ("goodput_mbps", ("min", "mean", "max")),
+        "queue mean / std (packets)": ("queue_pkts", ("mean", "std")),
+        "queueing delay mean / p50 / p99 (ms)": ("delay_ms", ("mean", "p50", "p99")),
+    }
+    out = []
+    for name, value in rows:
+        if name in triples:
+            key, fields = triples[name]
+            vals = [_stat(summary, key, f) for f in fields]
+            if all(v is None for v in vals):
+                continue
+            value = " / ".join("" if v is None else f"{v:.4g}" for v in vals)
+        if value is None:
+            continue
+        out.append((name, f"{value:.4g}" if isinstance(value, float) else str(value)))
+    drops = summary.get("drops")
+    if isinstance(drops, Mapping):
+        nonzero = {k: v for k, v in drops.items() if v}
+        out.append(("drops by reason", ", ".join(f"{k} {v:,}" for k, v in nonzero.items()) or "0"))
+    return pd.DataFrame(out, columns=["metric", "value"])
+
+
+def _groups(summary: Mapping[str, Any]) -> pd.DataFrame:
+    groups = summary.get("groups")
+    if not isinstance(groups, Mapping) or not groups:
+        return pd.DataFrame()
+    rows = [{"group": g, **v} for g, v in groups.items() if isinstance(v, Mapping)]
+    return pd.DataFrame(rows)
+
+
+def _links(summary: Mapping[str, Any]) -> pd.DataFrame:
+    links = summary.get("links")
+    if not isinstance(links, Sequence) or not links:
+        return pd.DataFrame()
+    return pd.DataFrame(list(links))
+
+
+def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> str:
+    """The ``report.html`` of one run written into ``run_dir`` (its PNGs, if any, embedded)."""
+    title = str(summary.get("scenario") or run_dir.name)
+    parts = [head(f"aqmlab run: {title}")]
+    parts.append(
+        f"<p>Seed {esc(str(summary.get('seed', '')))}; files in this directory: "
+        "summary.json, *.parquet, scenario.toml.</p>"
+    )
+    parts.append(table(headline(summary)))
+    groups = _groups(summary)
+    if not groups.empty:
+        parts += ["<h2>Flow groups</h2>", table(groups)]
+    links = _links(summary)
+    if not links.empty:
+        parts += ["<h2>Links</h2>", table(links, "Every link of the topology, both directions.")]
+    figures = [figure(run_dir / name, caption) for name, caption in RUN_FIGURES]
+    if any(figures):
+        parts += ["<h2>Plots</h2>", *figures]
+    parts += [
+        "<h2>Scenario</h2><details><summary>resolved scenario.toml</summary>",
+        f"<pre>{esc(scenario_toml)}</pre></details>",
+        TAIL,
+    ]
+    return "\n".join(parts)
+
+
+# ---- a comparison ---------------------------------------------------------------------------
+
+
+def comparison_page(comparison: pd.DataFrame, out_dir: Path) -> str:
+    """The ``report.html`` of ``aqmlab compare``: the table, the figure, links to each run."""
+    parts = [head("aqmlab comparison"), table(comparison)]
+    parts.append(figure(out_dir / "comparison.png", "The runs side by side."))
+    runs = [str(r) for r in comparison.get("run", [])]
+    if runs:
+        items = "".join(f"<li><a href='{esc(r)}/report.html'>{esc(r)}</a></li>" for r in runs)
+        parts.append(f"<h2>Runs</h2><ul>{items}</ul>")
+    parts.append(TAIL)
+    return "\n".join(parts)
+
+
+__all__ = [
+    "comparison_page",
+    "figure",
+    "head",
+    "headline",
+    "markdown_table",
+    "run_page",
+    "table",
+]
