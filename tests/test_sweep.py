@@ -161,6 +161,23 @@ def test_cli_sweep_reports_failed_point(tmp_path: Path):
     assert len(pd.read_parquet(tmp_path / "out" / "runs.parquet")) == 2
 
 
+def test_cli_sweep_writes_a_report_page(tmp_path: Path):
+    p = _sweep_file(
+        tmp_path, '"bottleneck.buffer" = [10, 40]', 'seeds = [1, 2]\n[set]\nduration = "3s"'
+    )
+    out = tmp_path / "out"
+    r = run_cli("sweep", p, "--out", out, "--workers", "1", "--no-progress")
+    assert r.code == 0, r.stderr
+    page = (out / "report.html").read_text()
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert len(runs) == 4
+    # One plot per headline metric against the one numeric axis, embedded and also saved.
+    assert page.count("data:image/png;base64,") == 5
+    assert (out / "figures" / "loss_rate_vs_buffer.png").is_file()
+    # The points table: one row per point.
+    assert page.count("<tr>") == 4
+
+
 def _complete(runs: Path) -> set[str]:
     if not runs.is_dir():
         return set()
@@ -216,6 +233,20 @@ def test_cli_plot(tmp_path: Path):
     assert (tmp_path / "queue_pkts.mean_vs_buffer.png").stat().st_size > 1000
     r = run_cli("plot", tmp_path / "runs.parquet", "--x", "nope", "--y", "loss_rate")
     assert r.code == 2 and "nope" in r.stderr
+
+
+def test_plot_axis_named_like_an_aggregate(tmp_path: Path):
+    # A sweep over "flows.0.count" labels its axis "count": plotting against it must work.
+    from aqmlab import plots
+
+    runs = pd.DataFrame(
+        {"count": [4, 4, 8, 8], "seed": [1, 2, 1, 2], "loss_rate": [0.1, 0.3, 0.2, 0.4]}
+    )
+    runs.attrs["labels"] = ["count", "seed"]
+    fig = plots.metric_vs(runs, "count", "loss_rate", line=None)
+    line = fig.axes[0].lines[0]  # the data line (the error-bar caps follow)
+    assert list(line.get_xdata()) == [4, 8]
+    assert list(line.get_ydata()) == pytest.approx([0.2, 0.3])
 
 
 def test_plot_lines_split_by_varying_labels(tmp_path: Path):

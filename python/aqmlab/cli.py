@@ -203,7 +203,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         progress=not args.no_progress,
     )
-    print(f"{sweep.summarise(df)}; table: {out / 'runs.parquet'}")
+    from aqmlab import pages
+
+    page = pages.write_sweep_report(df, out)
+    print(f"{sweep.summarise(df)}; table: {out / 'runs.parquet'}; report: {page}")
     return 1 if df["error"].notna().any() else 0
 
 

@@ -179,6 +179,54 @@ def comparison_page(comparison: pd.DataFrame, out_dir: Path) -> str:
     return "\n".join(parts)
 
 
+# ---- a sweep --------------------------------------------------------------------------------
+
+#: Metrics a sweep's page tabulates and plots, when the runs table has them.
+SWEEP_METRICS = ("utilisation", "loss_rate", "jain_index", "queue_pkts.mean", "delay_ms.mean")
+
+
+def _numeric_axes(runs: pd.DataFrame, labels: list[str]) -> list[str]:
+    return [
+        c
+        for c in labels
+        if c not in ("seed", "algorithm")
+        and pd.api.types.is_numeric_dtype(runs[c])
+        and runs[c].nunique() > 1
+    ]
+
+
+def write_sweep_report(runs: pd.DataFrame, out_dir: Path) -> Path:
+    """Writes ``out_dir/report.html`` for a sweep's runs table (``aqmlab sweep``): every point
+    with its labels and headline metrics, and each metric against each numeric axis (seeds
+    averaged, one line per value of the other labels; PNGs also in ``out_dir/figures``)."""
+    from aqmlab import plots
+
+    out_dir = Path(out_dir)
+    labels = plots.sweep_label_columns(runs)
+    metrics = [m for m in SWEEP_METRICS if m in runs.columns]
+    parts = [head(f"aqmlab sweep: {out_dir.name}")]
+    failed = int(runs["error"].notna().sum()) if "error" in runs else 0
+    parts.append(f"<p>{len(runs)} points, {failed} failed; table: runs.parquet.</p>")
+    ok = runs[runs["error"].isna()] if "error" in runs else runs
+    line = "algorithm" if "algorithm" in labels and ok["algorithm"].nunique() > 1 else None
+    figures_dir = out_dir / "figures"
+    for x in _numeric_axes(ok, labels):
+        parts.append(f"<h2>Against {esc(x)}</h2>")
+        for y in metrics:
+            fig = plots.metric_vs(ok, x, y, line=line, title=f"{y} vs {x}")
+            figures_dir.mkdir(parents=True, exist_ok=True)
+            png = figures_dir / f"{y}_vs_{x}.png".replace("/", "_")
+            plots.save(fig, png)
+            parts.append(figure(png, f"{y} against {x}; seeds averaged, bars: their std."))
+    cols = [c for c in labels if c in runs.columns] + metrics
+    if failed:
+        cols.append("error")
+    parts += ["<h2>Points</h2>", table(runs[cols]), TAIL]
+    page = out_dir / "report.html"
+    page.write_text("\n".join(parts), encoding="utf-8")
+    return page
+
+
 __all__ = [
     "comparison_page",
     "figure",
@@ -187,4 +235,5 @@ __all__ = [
     "markdown_table",
     "run_page",
     "table",
+    "write_sweep_report",
 ]

@@ -155,9 +155,10 @@ def metric_vs(
             str(v) if i == 0 and line is not None else f"{k}={v}"
             for i, (k, v) in enumerate(zip(keys, name_t, strict=True))
         )
-        stats = g.groupby(x, sort=True)[y].agg(["mean", "std", "count"]).reset_index()
-        err = stats["std"].where(stats["count"] > 1)
-        ax.errorbar(stats[x], stats["mean"], yerr=err, marker="o", ms=4, capsize=3, label=label)
+        # Named aggregations, so that an axis called "count" or "mean" does not collide.
+        stats = g.groupby(x, sort=True)[y].agg(_mean="mean", _std="std", _n="count")
+        err = stats["_std"].where(stats["_n"] > 1)
+        ax.errorbar(stats.index, stats["_mean"], yerr=err, marker="o", ms=4, capsize=3, label=label)
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     if logx:
