@@ -76,7 +76,7 @@ def test_report_written(outcome: reproduce.Outcome):
     out = Path(outcome.out_dir)
     assert (out / "report.md").is_file() and (out / "report.html").is_file()
     names = ("exp1_vs_n", "exp2_vs_n", "exp3_vs_n", "fig2b_sent_vs_rtt", "exp1_alpha")
-    for name in (*names, "exp1_sack_vs_n", "exp1_sack_alpha"):
+    for name in (*names, "exp1_sack_vs_n", "exp1_sack_alpha", "fig2b_sack_sent_vs_rtt"):
         assert (out / "figures" / f"{name}.png").is_file(), name
     assert "Why GREEN loses its edge" in (out / "report.md").read_text()
 

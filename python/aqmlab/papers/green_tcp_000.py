@@ -532,35 +532,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         )
         rep.table(_table(m, e), f"Experiment {e}: measured values (the paper prints only plots).")
         if e == 1:
-            n2b = (
-                FIG2B_N
-                if FIG2B_N in set(m.loc[m["experiment"] == 1, "n"])
-                else int(m.loc[m["experiment"] == 1, "n"].median())
-            )
-            sent = sent_vs_rtt(m, 1, n2b)
-            if not sent.empty:
-                rep.figure(
-                    _sent_figure(sent, n2b),
-                    "fig2b_sent_vs_rtt",
-                    "Packets sent by each FTP flow against its base RTT.",
-                )
-                bias = {a: rtt_bias(sent, a) for a in MAIN}
-                rep.table(
-                    pd.DataFrame(
-                        {
-                            "algorithm": [LABELS[a] for a in bias],
-                            "short/long RTT packets ratio": [round(v, 3) for v in bias.values()],
-                        }
-                    ),
-                    "Packets sent by the shortest-RTT fifth over the longest-RTT fifth "
-                    "(1 = no RTT bias).",
-                )
-                rep.claim(
-                    "Fig. 2(b): GREEN-Embedded corrects TCP's RTT bias (its short/long "
-                    "RTT ratio is closer to 1 than FRED's)",
-                    abs(np.log(bias["green_embedded"])) < abs(np.log(bias["fred"])),
-                    f"ratio GREEN-Embedded {bias['green_embedded']:.2f}, FRED {bias['fred']:.2f}",
-                )
+            _fig2b(m, rep, "fig2b_sent_vs_rtt", "")
     traces = alpha_traces(m, 1, "green_embedded")
     if not traces.empty:
         rep.section("Why GREEN loses its edge at small N with Reno: alpha(t) has no bound")
@@ -607,6 +579,35 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         rep.claim(f"[SACK senders] {claim}", holds, evidence)
 
 
+def _fig2b(m: pd.DataFrame, rep: Report, name: str, claim_prefix: str) -> None:
+    """Fig. 2(b) (packets sent per flow against RTT at N = 200), the short/long-RTT ratio per
+    algorithm, and the RTT-bias claim, for one sender variant's rows ``m``."""
+    e1 = m.loc[m["experiment"] == 1, "n"]
+    if e1.empty:
+        return
+    n2b = FIG2B_N if FIG2B_N in set(e1) else int(e1.median())
+    sent = sent_vs_rtt(m, 1, n2b)
+    if sent.empty:
+        return
+    rep.figure(_sent_figure(sent, n2b), name, "Packets sent by each FTP flow against its base RTT.")
+    bias = {a: rtt_bias(sent, a) for a in MAIN}
+    rep.table(
+        pd.DataFrame(
+            {
+                "algorithm": [LABELS[a] for a in bias],
+                "short/long RTT packets ratio": [round(v, 3) for v in bias.values()],
+            }
+        ),
+        "Packets sent by the shortest-RTT fifth over the longest-RTT fifth (1 = no RTT bias).",
+    )
+    rep.claim(
+        f"{claim_prefix}Fig. 2(b): GREEN-Embedded corrects TCP's RTT bias (its short/long "
+        "RTT ratio is closer to 1 than FRED's)",
+        abs(np.log(bias["green_embedded"])) < abs(np.log(bias["fred"])),
+        f"ratio GREEN-Embedded {bias['green_embedded']:.2f}, FRED {bias['fred']:.2f}",
+    )
+
+
 def _sack_section(ms: pd.DataFrame, rep: Report) -> None:
     """Experiments 1-3 again with SACK senders: the same figures and tables, and alpha(t)."""
     if ms.empty:
@@ -629,6 +630,8 @@ def _sack_section(ms: pd.DataFrame, rep: Report) -> None:
             f"As Fig. {e + 1}, with SACK senders.",
         )
         rep.table(_table(ms, e), f"Experiment {e} with SACK senders: measured values.")
+        if e == 1:
+            _fig2b(ms, rep, "fig2b_sack_sent_vs_rtt", "[SACK senders] ")
     traces = alpha_traces(ms, 1, "green_embedded")
     if not traces.empty:
         rep.figure(
