@@ -9,6 +9,7 @@
 //! most of the utilisation gap (last test).
 
 mod common;
+use aqmlab_core::scenario::run::RunOutput;
 use common::*;
 use serde_json::Value;
 
@@ -43,6 +44,38 @@ fn within(what: &str, ours: f64, theirs: f64, rel: f64) {
     );
 }
 
+/// A metric both simulators report: a label, its path in our summary, ns-3's JSON key.
+#[derive(Clone, Copy)]
+struct Metric(&'static str, &'static [&'static str], &'static str);
+
+const UTILISATION: Metric = Metric("utilisation", &["utilisation"], "utilization");
+const LOSS: Metric = Metric("loss rate", &["loss_rate"], "loss_rate");
+const JAIN: Metric = Metric("Jain index", &["jain_index"], "jain_index");
+const QUEUE: Metric = Metric(
+    "mean queue (packets)",
+    &["queue_pkts", "mean"],
+    "queue_mean_pkts",
+);
+const DELAY: Metric = Metric(
+    "mean queueing delay (ms)",
+    &["delay_ms", "mean"],
+    "mean_queue_delay_ms",
+);
+
+/// Each metric within its relative tolerance of ns-3's value.
+fn agree(ours: &RunOutput, ns3: &Value, checks: &[(Metric, f64)]) {
+    for &(Metric(label, path, key), rel) in checks {
+        let v = path.iter().fold(&ours.summary, |v, k| &v[*k]);
+        let mine = v
+            .as_f64()
+            .unwrap_or_else(|| panic!("summary has no number {path:?}"));
+        let theirs = ns3[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("ns-3 has no number {key}"));
+        within(label, mine, theirs, rel);
+    }
+}
+
 #[test]
 fn ten_flows_agree_with_ns3_sack() {
     let ours = run(&scenario("dumbbell_10mbps_10flows.toml"));
@@ -51,24 +84,10 @@ fn ten_flows_agree_with_ns3_sack() {
         "ns3_dumbbell_10mbps_10flows_sack.json",
         "ns3_dumbbell_10mbps_10flows_linuxreno_sack.json",
     ] {
-        let ns3 = reference(name);
-        within(
-            "utilisation",
-            f(&ours, "utilisation"),
-            ns3["utilization"].as_f64().unwrap(),
-            0.02,
-        );
-        within(
-            "loss rate",
-            f(&ours, "loss_rate"),
-            ns3["loss_rate"].as_f64().unwrap(),
-            0.30,
-        );
-        within(
-            "Jain index",
-            f(&ours, "jain_index"),
-            ns3["jain_index"].as_f64().unwrap(),
-            0.02,
+        agree(
+            &ours,
+            &reference(name),
+            &[(UTILISATION, 0.02), (LOSS, 0.30), (JAIN, 0.02)],
         );
     }
 }
@@ -78,29 +97,15 @@ fn hundred_flows_at_155mbps_agree_with_ns3_sack() {
     let ours = run(&scenario("dumbbell_155mbps_100flows.toml"));
     assert_conserved(&ours);
     let ns3 = reference("ns3_dumbbell_155mbps_100flows_linuxreno_sack.json");
-    within(
-        "utilisation",
-        f(&ours, "utilisation"),
-        ns3["utilization"].as_f64().unwrap(),
-        0.06,
-    );
-    within(
-        "loss rate",
-        f(&ours, "loss_rate"),
-        ns3["loss_rate"].as_f64().unwrap(),
-        0.30,
-    );
-    within(
-        "Jain index",
-        f(&ours, "jain_index"),
-        ns3["jain_index"].as_f64().unwrap(),
-        0.05,
-    );
-    within(
-        "mean queue",
-        ours.summary["queue_pkts"]["mean"].as_f64().unwrap(),
-        ns3["queue_mean_pkts"].as_f64().unwrap(),
-        0.30,
+    agree(
+        &ours,
+        &ns3,
+        &[
+            (UTILISATION, 0.06),
+            (LOSS, 0.30),
+            (JAIN, 0.05),
+            (QUEUE, 0.30),
+        ],
     );
 }
 
@@ -120,24 +125,15 @@ fn sack_senders_close_most_of_the_utilisation_gap_to_ns3() {
         (u_sack - theirs).abs() < 0.5 * (u_nr - theirs).abs(),
         "SACK {u_sack} is not much closer to ns-3's {theirs} than NewReno's {u_nr}"
     );
-    within("SACK utilisation", u_sack, theirs, 0.02);
-    within(
-        "SACK loss rate",
-        f(&sack, "loss_rate"),
-        ns3["loss_rate"].as_f64().unwrap(),
-        0.30,
-    );
-    within(
-        "SACK mean queue",
-        sack.summary["queue_pkts"]["mean"].as_f64().unwrap(),
-        ns3["queue_mean_pkts"].as_f64().unwrap(),
-        0.30,
-    );
-    within(
-        "SACK Jain index",
-        f(&sack, "jain_index"),
-        ns3["jain_index"].as_f64().unwrap(),
-        0.06,
+    agree(
+        &sack,
+        &ns3,
+        &[
+            (UTILISATION, 0.02),
+            (LOSS, 0.30),
+            (QUEUE, 0.30),
+            (JAIN, 0.06),
+        ],
     );
 }
 
@@ -170,25 +166,11 @@ fn pie_holds_the_queueing_delay_where_ns3_pie_holds_it() {
         ),
     ] {
         assert_conserved(&ours);
-        let ns3 = reference(reference_file);
         println!("{reference_file}");
-        within(
-            "PIE mean queueing delay (ms)",
-            ours.summary["delay_ms"]["mean"].as_f64().unwrap(),
-            ns3["mean_queue_delay_ms"].as_f64().unwrap(),
-            0.10,
-        );
-        within(
-            "PIE mean queue (packets)",
-            ours.summary["queue_pkts"]["mean"].as_f64().unwrap(),
-            ns3["queue_mean_pkts"].as_f64().unwrap(),
-            0.10,
-        );
-        within(
-            "PIE utilisation",
-            f(&ours, "utilisation"),
-            ns3["utilization"].as_f64().unwrap(),
-            0.02,
+        agree(
+            &ours,
+            &reference(reference_file),
+            &[(DELAY, 0.10), (QUEUE, 0.10), (UTILISATION, 0.02)],
         );
         assert_eq!(
             ours.summary["drops"]["overflow"].as_u64(),

@@ -1059,8 +1059,14 @@ mod tests {
     // ---------------------------------------------------------------- ECN
 
     fn ecn_wire() -> Wire {
+        ecn_wire_with(true)
+    }
+
+    /// An ECN flow in congestion avoidance at 1.99 s (RTT 100 ms, no marks yet).
+    fn ecn_wire_with(ecn_backoff: bool) -> Wire {
         let cfg = TcpConfig {
             ecn: true,
+            ecn_backoff,
             initial_ssthresh: 16,
             ..TcpConfig::default()
         };
@@ -1068,6 +1074,28 @@ mod tests {
         w.start(None);
         w.run_until(at(1_990));
         w
+    }
+
+    /// CE-marks every data packet sent in `[from, to)`.
+    fn mark_between(w: &mut Wire, from: SimTime, to: SimTime) {
+        w.fate = Box::new(move |_, t| {
+            if t >= from && t < to {
+                Fate::Mark
+            } else {
+                Fate::Pass
+            }
+        });
+    }
+
+    /// The time between consecutive data packets sent in `(from, to)`, ns.
+    fn send_gaps(w: &Wire, from: SimTime, to: SimTime) -> Vec<u64> {
+        let sends: Vec<SimTime> = w
+            .sent
+            .iter()
+            .map(|x| x.t)
+            .filter(|&t| t > from && t < to)
+            .collect();
+        sends.windows(2).map(|p| p[1].since(p[0]).0).collect()
     }
 
     #[test]
@@ -1111,13 +1139,7 @@ mod tests {
     #[test]
     fn persistent_ecn_cuts_at_most_once_per_rtt() {
         let mut w = ecn_wire();
-        w.fate = Box::new(|_, t| {
-            if t >= at(2_000) && t < at(3_000) {
-                Fate::Mark
-            } else {
-                Fate::Pass
-            }
-        });
+        mark_between(&mut w, at(2_000), at(3_000));
         w.run_until(at(2_990));
         assert_eq!(
             w.sender.cwnd(),
@@ -1152,22 +1174,10 @@ mod tests {
         // new data for an RTO that doubles every time (ns-2 `ecn_backoff_`); the first ACK
         // without ECE ends the backoff.
         let mut w = ecn_wire();
-        w.fate = Box::new(|_, t| {
-            if t >= at(2_000) && t < at(12_000) {
-                Fate::Mark
-            } else {
-                Fate::Pass
-            }
-        });
+        mark_between(&mut w, at(2_000), at(12_000));
         w.run_until(at(12_000));
-        let sends: Vec<SimTime> = w
-            .sent
-            .iter()
-            .map(|x| x.t)
-            .filter(|&t| t > at(2_500))
-            .collect();
-        let gaps: Vec<u64> = sends.windows(2).map(|p| p[1].since(p[0]).0).collect();
-        assert!(gaps.len() >= 3, "{sends:?}");
+        let gaps = send_gaps(&w, at(2_500), SimTime(u64::MAX));
+        assert!(gaps.len() >= 3, "{gaps:?}");
         // Each gap is (RTT +) the held RTO, which doubles: strictly growing, about x2.
         for g in gaps.windows(2) {
             let ratio = g[1] as f64 / g[0] as f64;
@@ -1180,30 +1190,11 @@ mod tests {
         assert!(w.sender.cwnd() > 4.0, "{}", w.sender.cwnd());
 
         // With `ecn_backoff = false` the holds stay one RTO: equal gaps.
-        let cfg = TcpConfig {
-            ecn: true,
-            ecn_backoff: false,
-            initial_ssthresh: 16,
-            ..TcpConfig::default()
-        };
-        let mut w = Wire::new(&cfg, ms(50));
-        w.start(None);
-        w.fate = Box::new(|_, t| {
-            if t >= at(2_000) && t < at(12_000) {
-                Fate::Mark
-            } else {
-                Fate::Pass
-            }
-        });
+        let mut w = ecn_wire_with(false);
+        mark_between(&mut w, at(2_000), at(12_000));
         w.run_until(at(12_000));
-        let sends: Vec<SimTime> = w
-            .sent
-            .iter()
-            .map(|x| x.t)
-            .filter(|&t| t > at(4_000) && t < at(11_000))
-            .collect();
-        let gaps: Vec<u64> = sends.windows(2).map(|p| p[1].since(p[0]).0).collect();
-        assert!(gaps.len() >= 5, "{sends:?}");
+        let gaps = send_gaps(&w, at(4_000), at(11_000));
+        assert!(gaps.len() >= 5, "{gaps:?}");
         let (lo, hi) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
         assert!(*hi as f64 <= 1.2 * *lo as f64, "gaps {gaps:?}");
     }
