@@ -78,12 +78,10 @@ fn digest(out: &RunOutput) -> String {
     table_digest(&mut h, "links", &out.links);
     table_digest(&mut h, "transfers", &out.transfers);
     h.update(out.events.to_le_bytes());
-    h.finalize()
-        .iter()
-        .fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    h.finalize().iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 fn shorten(table: &mut toml::Table) {
