@@ -10,7 +10,8 @@
 mod error;
 
 use aqmlab_core::aqm::AqmConfig;
-use aqmlab_core::metrics::{Column, Table};
+use aqmlab_core::metrics::summary::{Better, Scope};
+use aqmlab_core::metrics::{Column, Table, METRICS};
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{self as core_replay, Action, ReplayEvent};
 use aqmlab_core::scenario::{run as core_run, Scenario};
@@ -90,6 +91,39 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             params.append(p)?;
         }
         d.set_item("params", params)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// The metric registry (`aqmlab_core::metrics::METRICS`), in display order:
+/// `[{"key", "scope", "label", "short", "unit", "description", "better", "headline", "plot",
+/// "format"}]`. `scope` is "run" (a dotted path into the summary) or "link" (a key of each
+/// `links` entry); `better` is "higher", "lower" or "neither".
+#[pyfunction]
+fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for m in METRICS {
+        let d = PyDict::new(py);
+        d.set_item("key", m.key)?;
+        let scope = match m.scope {
+            Scope::Run => "run",
+            Scope::Link => "link",
+        };
+        d.set_item("scope", scope)?;
+        d.set_item("label", m.label)?;
+        d.set_item("short", m.short)?;
+        d.set_item("unit", m.unit)?;
+        d.set_item("description", m.description)?;
+        let better = match m.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+            Better::Neither => "neither",
+        };
+        d.set_item("better", better)?;
+        d.set_item("headline", m.headline)?;
+        d.set_item("plot", m.plot)?;
+        d.set_item("format", m.format)?;
         list.append(d)?;
     }
     Ok(list)
@@ -263,6 +297,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
     Ok(())
