@@ -85,9 +85,7 @@ METRICS: tuple[Metric, ...] = tuple(Metric(**m) for m in _core.metrics())
 
 def metrics(scope: Scope = "run", *, headline: bool | None = None) -> list[Metric]:
     """The metrics of one scope, optionally only the headline ones (or only the others)."""
-    return [
-        m for m in METRICS if m.scope == scope and (headline is None or m.headline == headline)
-    ]
+    return [m for m in METRICS if m.scope == scope and (headline is None or m.headline == headline)]
 
 
 def plotted() -> list[Metric]:

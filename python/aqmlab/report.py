@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,17 @@ def print_algorithms(algos: list[dict[str, Any]], *, console: Console | None = N
                 t.add_row(p["key"], p["default"], p["help"])
             console.print(t)
         console.print()
+
+
+def print_metrics(metrics: Sequence[registry.Metric], *, console: Console | None = None) -> None:
+    """The metric registry: one row per metric (``links`` entries' metrics last)."""
+    console = console or Console()
+    t = Table(title="aqmlab metrics")
+    for col in ("key", "scope", "unit", "better", "meaning"):
+        t.add_column(col, style="bold" if col == "key" else None)
+    for m in metrics:
+        t.add_row(m.key, m.scope, m.unit, m.better, m.description)
+    console.print(t)
 
 
 def print_comparison(
