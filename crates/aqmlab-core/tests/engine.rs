@@ -42,7 +42,7 @@ fn stepping_and_running_in_pieces_equal_one_run() {
     let mut pieces = Simulator::new(&s);
     let mut t = SimTime::ZERO;
     while t < pieces.world().end {
-        t = t + SimDuration::from_secs_f64(0.7);
+        t += SimDuration::from_secs_f64(0.7);
         pieces.run_until(t);
         assert_eq!(pieces.now(), t.min(pieces.world().end));
     }

@@ -10,7 +10,6 @@
 mod error;
 
 use aqmlab_core::aqm::AqmConfig;
-use aqmlab_core::metrics::summary::{Better, Scope};
 use aqmlab_core::metrics::{Column, Table, METRICS};
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{self as core_replay, Action, ReplayEvent};
@@ -104,26 +103,19 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty(py);
     for m in METRICS {
+        // Through serde, so that a field added to `Metric` reaches Python without a line here.
+        let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(m) else {
+            let msg = format!("metric {} does not serialise to an object", m.key);
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(msg));
+        };
         let d = PyDict::new(py);
-        d.set_item("key", m.key)?;
-        let scope = match m.scope {
-            Scope::Run => "run",
-            Scope::Link => "link",
-        };
-        d.set_item("scope", scope)?;
-        d.set_item("label", m.label)?;
-        d.set_item("short", m.short)?;
-        d.set_item("unit", m.unit)?;
-        d.set_item("description", m.description)?;
-        let better = match m.better {
-            Better::Higher => "higher",
-            Better::Lower => "lower",
-            Better::Neither => "neither",
-        };
-        d.set_item("better", better)?;
-        d.set_item("headline", m.headline)?;
-        d.set_item("plot", m.plot)?;
-        d.set_item("format", m.format)?;
+        for (key, value) in fields {
+            match value {
+                serde_json::Value::Bool(b) => d.set_item(key, b)?,
+                serde_json::Value::String(s) => d.set_item(key, s)?,
+                other => d.set_item(key, other.to_string())?,
+            }
+        }
         list.append(d)?;
     }
     Ok(list)
