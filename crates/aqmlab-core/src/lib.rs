@@ -13,6 +13,7 @@
 //! - [`metrics`]: counters and columnar time series.
 //! - [`scenario`]: the TOML schema (one schema, owned here), expansion into a network, runs.
 //! - [`replay`]: drive one qdisc by script, with scripted random numbers.
+//! - [`schema`]: the scenario format's JSON Schema and reference tables, from the doc comments.
 //!
 //! Nothing reads a wall clock or a global RNG: time and randomness are passed in, so every
 //! component runs unchanged in a unit test, a replay or a full simulation, and runs repeat bit
@@ -27,6 +28,7 @@ pub mod qdisc;
 pub mod replay;
 pub mod rng;
 pub mod scenario;
+pub mod schema;
 pub mod time;
 pub mod traffic;
 pub mod transport;
