@@ -70,6 +70,10 @@ fn tidy(schema: &mut Schema) {
             }
         }
     }
+    // `const` is draft 6; a one-value `enum` says the same to every draft (Taplo reads draft 4).
+    if let Some(c) = obj.remove("const") {
+        obj.insert("enum".into(), Value::Array(vec![c]));
+    }
     if let Some(Value::String(text)) = obj.get_mut("description") {
         *text = one_paragraph_per_line(text);
     }
@@ -143,7 +147,7 @@ pub(crate) fn kind_schema<P: JsonSchema>(
         .entry("properties")
         .or_insert_with(|| Value::Object(Default::default()));
     if let Value::Object(props) = props {
-        props.insert("kind".into(), serde_json::json!({ "const": kind }));
+        props.insert("kind".into(), serde_json::json!({ "enum": [kind] }));
     }
     match obj
         .entry("required")
@@ -271,15 +275,18 @@ pub fn type_name(s: &Value) -> String {
     if let Some(title) = s.get("title").and_then(Value::as_str) {
         return title.to_string();
     }
-    if let Some(c) = s.get("const") {
-        return format!("`{c}`");
-    }
-    let consts = |alts: &[Value]| -> Option<Vec<String>> {
-        alts.iter()
-            .map(|a| a.get("const").or(Some(a)).filter(|c| !c.is_object()))
-            .map(|c| c.map(|c| format!("`{c}`")))
-            .collect()
+    // A closed set of values: `enum`, or alternatives that are each one value.
+    let one_value = |a: &Value| -> Option<String> {
+        match a.get("enum").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([v]) => Some(format!("`{v}`")),
+            _ if !a.is_object() => Some(format!("`{a}`")),
+            _ => None,
+        }
     };
+    if let Some(v) = one_value(s) {
+        return v;
+    }
+    let consts = |alts: &[Value]| -> Option<Vec<String>> { alts.iter().map(one_value).collect() };
     for key in ["enum", "oneOf", "anyOf"] {
         if let Some(alts) = s.get(key).and_then(Value::as_array) {
             if let Some(names) = consts(alts) {

@@ -74,7 +74,7 @@ fn every_key_has_a_description() {
         if let Some(props) = s.get("properties").and_then(|p| p.as_object()) {
             for (k, p) in props {
                 let at = format!("{path}.{k}");
-                let described = p.get("description").or(p.get("const")).is_some();
+                let described = p.get("description").or(p.get("enum")).is_some();
                 if !described {
                     missing.push(at.clone());
                 }

@@ -282,13 +282,13 @@ pub fn dequeue<Q: CodelQueue + ?Sized>(
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Acceptable standing sojourn time (duration, RFC 8289: 5ms).
+    /// Acceptable standing sojourn time (RFC 8289: 5 ms, 5-10 % of `interval`).
     pub target: SimDuration,
-    /// Time the sojourn must stay above target before dropping; a worst-case RTT (duration, 100ms).
+    /// Time the sojourn must stay above target before dropping; a worst-case RTT (RFC 8289: 100 ms).
     pub interval: SimDuration,
-    /// No drop while fewer than this many bytes stay queued (bytes, one MTU = 1500).
+    /// No drop while fewer than this many bytes stay queued, bytes (one MTU).
     pub min_bytes: u32,
-    /// CE-mark ECN-capable packets instead of dropping them (bool, false).
+    /// CE-mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
 }
 

@@ -56,9 +56,9 @@ use crate::time::SimTime;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Bytes added to a queue's deficit per round (bytes, ns-2 default 250).
+    /// Bytes added to a queue's deficit per round (ns-2 `quantum_`: 250).
     pub quantum: u32,
-    /// Number of queues flows hash into (flow id mod buckets); 0 = one queue per flow (queues, 0).
+    /// Number of queues flows hash into (flow id mod buckets); 0 = one queue per flow.
     pub buckets: u32,
 }
 

@@ -58,17 +58,17 @@ use crate::time::{SimDuration, SimTime};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Number of flow queues the hash maps into (queues, 1024).
+    /// Number of flow queues the hash maps into (RFC 8290, Linux: 1024).
     pub flows: u32,
-    /// Bytes a queue may send per round (bytes, 1514).
+    /// Bytes a queue may send per round (one Ethernet MTU including its header).
     pub quantum: u32,
-    /// CoDel target sojourn time per queue (duration, 5ms).
+    /// CoDel target sojourn time per queue.
     pub target: SimDuration,
-    /// CoDel interval (duration, 100ms).
+    /// CoDel interval: time the sojourn must stay above target before dropping.
     pub interval: SimDuration,
-    /// CoDel: no drop while the queue holds fewer bytes (bytes, 1500).
+    /// CoDel: no drop while the queue holds fewer bytes (one MTU).
     pub min_bytes: u32,
-    /// CE-mark ECN-capable packets instead of dropping them (bool, true).
+    /// CE-mark ECN-capable packets instead of dropping them (on by default, RFC 8290 §5.1).
     pub ecn: bool,
 }
 

@@ -89,26 +89,26 @@ pub enum Estimator {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Reference queueing delay QDELAY_REF (duration, RFC 8033: 15ms).
+    /// Reference queueing delay QDELAY_REF (RFC 8033: 15 ms).
     pub target: SimDuration,
-    /// Drop-probability update period T_UPDATE (duration, 15ms).
+    /// Drop-probability update period T_UPDATE (RFC 8033: 15 ms).
     pub tupdate: SimDuration,
-    /// Proportional-to-error gain (Hz, 0.125).
+    /// Proportional-to-error gain, Hz (RFC 8033: 0.125).
     pub alpha: f64,
-    /// Gain on the delay trend (Hz, 1.25).
+    /// Gain on the delay trend, Hz (RFC 8033: 1.25).
     pub beta: f64,
-    /// Burst allowance before early drops start (duration, 150ms).
+    /// Burst allowance before early drops start (RFC 8033 MAX_BURST: 150 ms).
     pub max_burst: SimDuration,
     /// Queue delay from "timestamp" (sojourn of the last dequeued packet) or "dq_rate" (Little's
     /// law, RFC 8033 departure-rate estimate).
     pub estimator: Estimator,
-    /// Bytes per departure-rate measurement cycle (bytes, 16384).
+    /// Bytes per departure-rate measurement cycle (RFC 8033 DQ_THRESHOLD: 2^14).
     pub dq_threshold: u32,
-    /// RFC 8033 §5.4 de-randomised drops via accumulated probability (bool, false).
+    /// RFC 8033 §5.4 de-randomised drops via accumulated probability.
     pub derandomize: bool,
-    /// Mark ECN-capable packets instead of dropping while drop_prob <= mark_ecn_th (bool, false).
+    /// Mark ECN-capable packets instead of dropping while drop_prob <= mark_ecn_th.
     pub ecn: bool,
-    /// Highest drop probability at which packets are marked rather than dropped (probability, 0.1).
+    /// Highest drop probability at which packets are marked rather than dropped (RFC 8033: 10 %).
     pub mark_ecn_th: f64,
 }
 

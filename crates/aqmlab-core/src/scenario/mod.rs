@@ -240,6 +240,7 @@ pub struct FlowGroup {
     #[serde(default)]
     pub kind: FlowKind,
     /// Flows in the group, at least 1.
+    #[schemars(range(min = 1))]
     #[serde(default = "default_count")]
     pub count: u32,
     /// Name used in per-group metrics; empty (the default): `g<index>`.

@@ -108,7 +108,8 @@ pub struct TcpConfig {
     /// retransmit timer, so the holds of RFC 3168 §6.1.2 grow 1, 2, 4, … RTOs. `false` holds
     /// for one RTO each time (RFC 3168 alone).
     pub ecn_backoff: bool,
-    /// none | srtt | min: what the sender writes into each data packet's RTT label.
+    /// What the sender writes into each data packet's RTT label: `srtt` for GREEN-Embedded
+    /// (paper 000), `min` for Chablis (paper 002).
     pub rtt_label: RttLabel,
 }
 
