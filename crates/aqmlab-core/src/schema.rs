@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::aqm::AqmConfig;
 use crate::scenario::topology::{LinkEntry, Reverse, Spec};
 use crate::scenario::{Bottleneck, FlowGroup, ScenarioFile, Sink, WebConfig};
+use crate::time::NS_PER_SEC;
 use crate::transport::tcp::TcpConfig;
 use crate::transport::udp::{CbrConfig, ParetoConfig};
 
@@ -320,6 +321,18 @@ pub fn type_name(s: &Value) -> String {
     }
 }
 
+/// Durations serialise in milliseconds (`"60000ms"`); the reference tables write whole
+/// seconds as seconds (`"60s"`), the same value.
+fn readable_duration(literal: &str) -> String {
+    let inner = literal.trim_matches('"');
+    match crate::time::parse_duration(inner) {
+        Ok(d) if literal.starts_with('"') && d.0 >= NS_PER_SEC && d.0 % NS_PER_SEC == 0 => {
+            format!("\"{}s\"", d.0 / NS_PER_SEC)
+        }
+        _ => literal.to_string(),
+    }
+}
+
 fn or_list(names: &[String]) -> String {
     match names {
         [] => String::new(),
@@ -335,7 +348,7 @@ pub fn markdown_table(keys: &[KeyDoc]) -> String {
     for k in keys {
         let default = match (&k.default, k.required) {
             (_, true) => "required".to_string(),
-            (Some(d), _) if d.len() <= 40 => format!("`{d}`"),
+            (Some(d), _) if d.len() <= 40 => format!("`{}`", readable_duration(d)),
             (Some(_), _) => "see below".to_string(),
             (None, _) => "(none)".to_string(),
         };

@@ -933,7 +933,7 @@ pub(crate) mod tests {
             for key in table.keys().filter(|k| *k != "kind") {
                 assert!(
                     d.params.iter().any(|(k, _, _)| k == key),
-                    "{kind}: key {key} has no ParamDoc"
+                    "{kind}: key {key} is missing from the schema (no doc comment on the field?)"
                 );
             }
             for (k, _, _) in &d.params {
