@@ -424,7 +424,7 @@ fn end_marker(name: &str) -> String {
 pub fn splice_docs(doc: &str) -> Result<String, String> {
     let mut out = doc.to_string();
     for (name, body) in markdown_sections() {
-        let (begin, end) = (begin_marker(&name), end_marker(&name));
+        let (begin, end) = (begin_marker(name), end_marker(name));
         let start = match out.matches(&begin).count() {
             1 => out.find(&begin).unwrap_or(0) + begin.len(),
             0 => return Err(format!("no generated block `{name}` (marker: {begin})")),
