@@ -116,7 +116,13 @@ impl Choke {
 }
 
 impl Qdisc for Choke {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        rng: &mut SimRng,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         let avg = self.avg.update(now, self.buf.len() as f64);
         let mut outcome = Outcome::Enqueued;
@@ -128,6 +134,7 @@ impl Qdisc for Choke {
                     if let Some(victim) = self.buf.remove(idx) {
                         self.bytes -= victim.size_bytes as u64;
                         self.stats.on_drop_after_dequeue(&victim, Reason::Policy);
+                        pushed_out(victim, Reason::Policy);
                     }
                     return self.drop_arrival(&pkt, Reason::Policy);
                 }
@@ -298,7 +305,7 @@ mod tests {
         assert_eq!(ids, vec![0, 1], "the matching queued packet was removed");
         assert_eq!(q.stats().dropped_after_dequeue[Reason::Policy as usize], 1);
         assert_eq!(q.stats().dropped_before_enqueue[Reason::Policy as usize], 1);
-        assert_eq!(q.stats().per_flow[0].drops, 2);
+        assert_eq!(q.stats().flow_counters(0).drops, 2);
         assert!(q.stats().conserved(q.len_pkts()));
         // Dequeue order is still FIFO.
         let first = q.dequeue(SimTime(1), &mut rng, &mut |_, _| {}).unwrap();
@@ -362,7 +369,10 @@ mod tests {
             assert!(q.stats().conserved(q.len_pkts()));
         }
         let s = q.stats();
-        let loss = |f: usize| s.per_flow[f].drops as f64 / s.per_flow[f].arrivals as f64;
+        let loss = |f: u32| {
+            let c = s.flow_counters(f);
+            c.drops as f64 / c.arrivals as f64
+        };
         assert!(loss(0) > 3.0 * loss(1), "{} vs {}", loss(0), loss(1));
     }
 

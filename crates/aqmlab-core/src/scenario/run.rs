@@ -11,7 +11,7 @@ use crate::engine::queue::EventQueue;
 use crate::error::ScenarioError;
 use crate::metrics::{jain_index, mean_std, Column, DelayHistogram, Table};
 use crate::net::link::{Link, LinkCounters, Next};
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{FlowId, Packet, PacketKind};
 use crate::net::topology::{LinkId, LinkRole};
 use crate::qdisc::QdiscStats;
 use crate::rng::{component, SimRng};
@@ -655,7 +655,7 @@ impl Simulator {
     /// bottleneck, or on every declared link of a topology flow's data route.
     fn flow_drops_marks(&self, i: usize) -> (u64, u64) {
         if self.net.declared > 0 {
-            let at = |st: &QdiscStats| st.per_flow.get(i).copied().unwrap_or_default();
+            let at = |st: &QdiscStats| st.flow_counters(i as FlowId);
             return self.net.flows[i]
                 .forward
                 .iter()
@@ -674,17 +674,8 @@ impl Simulator {
         let now = self.links[self.net.bottleneck as usize]
             .qdisc
             .stats()
-            .per_flow
-            .get(i)
-            .copied()
-            .unwrap_or_default();
-        let then = self
-            .snapshot
-            .bottleneck
-            .per_flow
-            .get(i)
-            .copied()
-            .unwrap_or_default();
+            .flow_counters(i as FlowId);
+        let then = self.snapshot.bottleneck.flow_counters(i as FlowId);
         (now.drops - then.drops, now.marks - then.marks)
     }
 
