@@ -4,7 +4,7 @@
 //! for approximating fair bandwidth allocation", IEEE INFOCOM 2000 (not in `papers/`).
 //!
 //! # Algorithm (per arrival)
-//! 1. Update RED's average `avg` (EWMA, weight `w_q`, ns-2 idle decay).
+//! 1. Update RED's average `avg` (EWMA, weight `w_q`, ns-3 RED's idle decay, `red::Average`).
 //! 2. `avg < min_th`: admit.
 //! 3. Otherwise draw a packet uniformly from the queue (the "drop candidate"). If it belongs to
 //!    the arriving packet's flow, drop **both** (reason `policy`).
@@ -43,7 +43,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
 use crate::error::ScenarioError;
 use crate::net::packet::{Ecn, Packet};
@@ -78,7 +79,7 @@ pub struct Choke {
     buf: VecDeque<Packet>,
     bytes: u64,
     limit: BufferLimit,
-    avg: RedAverage,
+    avg: Average,
     count: i64,
     stats: QdiscStats,
 }
@@ -93,7 +94,10 @@ impl Choke {
             }),
             bytes: 0,
             limit: ctx.limit,
-            avg: RedAverage::new(p.w_q, ctx.link_rate_bps, ctx.mean_pkt_bytes),
+            avg: Average::new(
+                p.w_q,
+                red::ptc(ctx.link_rate_bps, ctx.mean_pkt_bytes.max(1)),
+            ),
             count: -1,
             stats: QdiscStats::default(),
         }
@@ -184,6 +188,7 @@ impl Qdisc for Choke {
         match self.buf.pop_front() {
             Some(pkt) => {
                 self.bytes -= pkt.size_bytes as u64;
+                self.avg.busy();
                 self.stats.on_dequeue(&pkt);
                 self.debug_check();
                 Some(pkt)

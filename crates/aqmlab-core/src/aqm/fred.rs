@@ -11,7 +11,7 @@
 //! and deleted (strike reset) when its last queued packet departs.
 //!
 //! # Arrival of a packet of flow i
-//! 1. Update `avg` (with ns-2 idle-time decay after an empty period) and `avgcq`.
+//! 1. Update `avg` (with ns-3 RED's idle-time decay after an empty period, `red::Average`) and `avgcq`.
 //! 2. Per-flow limit: `maxq = min_th`.
 //! 3. Non-adaptive flows → drop (`policy`), `strike_i += 1`, if
 //!    `qlen_i ≥ maxq`, or `avg ≥ max_th and qlen_i > 2·avgcq`, or `qlen_i ≥ avgcq and strike_i > 1`.
@@ -51,7 +51,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::flow_map::FlowMap;
@@ -115,7 +116,7 @@ pub fn decide(p: &Params, avg: f64, avgcq: f64, qlen: u32, strike: u32, count: i
 
 pub struct Fred {
     p: Params,
-    avg: RedAverage,
+    avg: Average,
     count: i64,
     nactive: u32,
     /// Per-flow state of the flows seen (FRED's `qlen_i`, `strike_i`).
@@ -133,7 +134,7 @@ impl Fred {
     pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32) -> Fred {
         Fred {
             p: p.clone(),
-            avg: RedAverage::new(p.w_q, link_rate_bps, mean_pkt_bytes),
+            avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
             count: -1,
             nactive: 0,
             flows: FlowMap::default(),

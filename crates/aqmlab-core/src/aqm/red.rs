@@ -562,13 +562,9 @@ impl Red {
             }
             Adapt::Ared(rule) => {
                 if now > self.last_set + rule.interval {
-                    if let Some(p) = ared_step(
-                        &rule,
-                        avg,
-                        self.cfg.min_th,
-                        self.cfg.max_th,
-                        self.max_p,
-                    ) {
+                    if let Some(p) =
+                        ared_step(&rule, avg, self.cfg.min_th, self.cfg.max_th, self.max_p)
+                    {
                         self.max_p = p;
                         self.last_set = now;
                     }
@@ -929,7 +925,11 @@ pub(crate) mod tests {
             &view(0),
             &mut rng,
         );
-        assert!(close(red.avg.avg, a0 * 0.998f64.powi(19)), "{}", red.avg.avg);
+        assert!(
+            close(red.avg.avg, a0 * 0.998f64.powi(19)),
+            "{}",
+            red.avg.avg
+        );
     }
 
     #[test]

@@ -68,7 +68,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::flow_map::FlowMap;
@@ -311,7 +312,7 @@ pub fn classify(hri: u64, hdi: u64, hr: u64, hd: u64, n: usize, p: &Params) -> C
 
 pub struct Sfred {
     p: Params,
-    avg: RedAverage,
+    avg: Average,
     list: Mrul,
     count: i64,
     next_decay: Option<SimTime>,
@@ -321,7 +322,7 @@ impl Sfred {
     pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32) -> Sfred {
         Sfred {
             p: p.clone(),
-            avg: RedAverage::new(p.w_q, link_rate_bps, mean_pkt_bytes),
+            avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
             list: Mrul::new(p.mrul_size as usize),
             count: -1,
             next_decay: None,
@@ -396,6 +397,18 @@ impl Aqm for Sfred {
 
     fn on_overflow(&mut self, _now: SimTime, pkt: &Packet, _q: &QueueView) {
         self.list.drop(pkt.flow);
+    }
+
+    fn on_dequeue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        _q: &QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        // ns-3 RED: a dequeue that returns a packet ends an idle period.
+        self.avg.busy();
+        Verdict::Pass
     }
 
     fn on_empty(&mut self, now: SimTime) {
