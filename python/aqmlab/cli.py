@@ -91,9 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument(
-        "id", nargs="?", help="reproduction id (see --list), or all (writes index.html)"
-    )
+    p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
     p.add_argument(

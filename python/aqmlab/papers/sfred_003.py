@@ -570,17 +570,14 @@ def _readings_text(rep: Report, rt: pd.DataFrame) -> None:
         f"goodput ratio of {off['ftp1/ftp2']:.2f} (RED {red['ftp1/ftp2']:.2f}, SFRED "
         f"{main['ftp1/ftp2']:.2f})."
     )
+    closer = abs(off["ftp1/ftp2"] - red["ftp1/ftp2"]) < abs(main["ftp1/ftp2"] - red["ftp1/ftp2"])
     if main["policy drops"] > 0 and off["utilisation"] > main["utilisation"] + 0.05:
         rep.text(
             "Two TCP flows have no unresponsive flow among them, yet §2.3's rule drops "
             f"{main['policy drops']:.0f} packets per run and costs "
             f"{off['utilisation'] - main['utilisation']:.3f} of utilisation: SFRED's gain in "
             "fairness here comes from punishing a responsive flow."
-            + (
-                " With the rule off the ratio moves back toward RED's."
-                if abs(off["ftp1/ftp2"] - red["ftp1/ftp2"]) < abs(main["ftp1/ftp2"] - red["ftp1/ftp2"])
-                else ""
-            )
+            + (" With the rule off the ratio moves back toward RED's." if closer else "")
         )
     if abs(printed["utilisation"] - main["utilisation"]) < 0.02:
         rep.text(
