@@ -14,7 +14,8 @@ two compared quantities *per seed*.
 - ``holds`` when the margin exceeds the noise, ``fails`` when it is below minus the noise,
   ``within noise`` in between (a single seed has no noise estimate: its verdict says so);
 - a claim over several cases combines them with its ``quorum``: ``all`` (the paper's "in all
-  scenarios", "regardless of the load") or ``most`` ("in most scenarios").
+  scenarios", "regardless of the load"), ``most`` ("in most scenarios") or ``any`` ("in some
+  cases").
 
 Sensitivity runs (other senders, other readings of a lost setting) are never claims: reports
 show them in sections of their own, so the counts here are unique paper claims.
@@ -75,7 +76,7 @@ class Claim:
     unit: str = ""
     tolerance: float = 0.0
     tolerance_source: str = "none: any difference beyond the seed noise"
-    quorum: Literal["all", "most"] = "all"
+    quorum: Literal["all", "most", "any"] = "all"
     #: Whether the algorithms compared exist in ns-2 (the ns-2 column is "—" otherwise).
     in_ns2: bool = True
 
@@ -84,7 +85,7 @@ class Claim:
         tol = ""
         if self.tolerance:
             tol = f" (tolerance {self.tolerance:+g}{' ' + self.unit if self.unit else ''})"
-        q = "" if self.quorum == "all" else " in most cases"
+        q = {"all": "", "most": " in most cases", "any": " in at least one case"}[self.quorum]
         return f"{self.lhs_name} {sym} {self.rhs_name}{tol}{q}"
 
 
@@ -163,6 +164,10 @@ def combine(quorum: str, verdicts: Sequence[Verdict]) -> Verdict:
     n = len(verdicts)
     held = sum(v == "holds" for v in verdicts)
     noisy = sum(v == "within noise" for v in verdicts)
+    if quorum == "any":
+        if held:
+            return "holds"
+        return "within noise" if noisy else "fails"
     if quorum == "most":
         if held > n / 2:
             return "holds"
