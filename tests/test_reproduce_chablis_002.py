@@ -106,7 +106,9 @@ def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFram
     for k in ("5B", "5C", "5D"):
         for _, row in u[u["key"] == k].iterrows():
             assert len(row["values"]) == 2
-            assert 7.0 < sum(row["values"].values()) <= 10.0 + 1e-6
+            # At most the link rate, plus 1 %: a 250 ms bin at the receivers can hold a packet
+            # that left the bottleneck in the bin before.
+            assert 7.0 < sum(row["values"].values()) <= 10.0 * 1.01
 
 
 def test_jain_and_aggregate_over_seeds() -> None:
