@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Case, Claim, evaluate, ns2_refs
+from aqmlab.claims import Case, Claim, evaluate, ns2_refs, summary_line
+from aqmlab.claims import table as claims_table
 from aqmlab.reproduce import Report, load_base, published
 from aqmlab.sweep import Point, load_summary, load_table
 
@@ -551,6 +552,11 @@ def _report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         "unresponsive.",
     )
     _readings_text(rep, rt)
+    printed = all_runs[all_runs["reading"].isin(["-", "printed"])].copy()
+    printed.loc[printed["reading"] == "printed", "reading"] = "raised"
+    res = evaluate(CLAIMS, measure(printed), ns2_refs(ID))
+    rep.text("The claims with the printed formula instead (not counted): " + summary_line(res))
+    rep.table(claims_table(res), "The claims table on the runs with the printed formula.")
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 
