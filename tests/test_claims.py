@@ -77,3 +77,15 @@ def test_table_has_the_three_columns_and_counts_unique_claims():
     assert t.loc[0, "published"] == "x: 3 vs 1" and t.loc[0, "ns-2"] == claims.DASH
     assert claims.counts(res)["holds"] == 1
     assert claims.summary_line(res).startswith("1 of 1 paper claims hold")
+
+
+def test_ns2_column_reads_recorded_references():
+    c = _claim(measure=lambda d: [Case("x", [2.0], [1.0])])
+    refs = {"claims": {"c": {"x": [1.9, 1.1]}}, "tables": {"t": {"red": {"loss": 5.0}}}}
+    assert claims.evaluate([c], None, refs)[0].ns2 == "x: 1.90 vs 1.10"
+    assert claims.evaluate([c], None, {})[0].ns2 == claims.DASH
+    from dataclasses import replace
+
+    assert claims.evaluate([replace(c, in_ns2=False)], None, {})[0].ns2 == "not in ns-2"
+    assert claims.ns2_cell(refs, "t", "red", "loss") == 5.0
+    assert claims.ns2_cell(refs, "t", "blue", "loss") == claims.DASH

@@ -208,12 +208,17 @@ def ns2_refs(paper_id: str) -> dict[str, Any]:
     return doc
 
 
+def ns2_cell(refs: dict[str, Any], table: str, row: str, col: str) -> Any:
+    """One cell of a published / ns-2 / aqmlab table from the recorded references
+    (``refs["tables"][table][row][col]``), or "—" when none is recorded."""
+    v = refs.get("tables", {}).get(table, {}).get(row, {}).get(col)
+    return DASH if v is None else v
+
+
 def _ns2_text(c: Claim, refs: dict[str, Any]) -> str:
-    if not c.in_ns2:
-        return "not in ns-2"
     cases = refs.get("claims", {}).get(c.id)
     if not cases:
-        return DASH
+        return DASH if c.in_ns2 else "not in ns-2"
     return "; ".join(f"{k}: {_num(v[0])} vs {_num(v[1])}" for k, v in cases.items())
 
 
@@ -346,6 +351,7 @@ __all__ = [
     "counts",
     "evaluate",
     "judge_case",
+    "ns2_cell",
     "ns2_refs",
     "per_seed",
     "seeds_of",

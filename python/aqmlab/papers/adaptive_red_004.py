@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Case, Claim, evaluate, ns2_refs
+from aqmlab.claims import Case, Claim, evaluate, ns2_cell, ns2_refs
 from aqmlab.reproduce import Report, load_base, published
 from aqmlab.sweep import Point, grid, load_table
 
@@ -583,7 +583,7 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
                 "argmin max_p published": pub["max_p_minimising_loss_32_connections"]
                 if n == 32
                 else "—",
-                "argmin max_p ns-2": "—",
+                "argmin max_p ns-2": ns2_cell(ns2_refs(ID), "fig1", str(n), "argmin_max_p"),
                 "argmin max_p aqmlab (mean curve)": float(c.idxmin()),
             }
         )
