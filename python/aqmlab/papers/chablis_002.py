@@ -36,18 +36,17 @@ READINGS = """\
 Readings taken where the paper is silent or damaged:
 
 - Fig. 7 (topology and settings) is an image missing from the text copy; §3 says every setting
-  not listed there is ns-2's default. ns-2's RED defaults (min_th 5, max_th 15, max_p 0.1,
-  w_q 0.002, 50-packet queue) contradict Fig. 14: with ECN they leave RED's average queue above
-  max_th often enough for about 4.5 % forced drops in experiments 1 and 2, where Fig. 14 prints
-  0.00 %. We therefore use **min_th 20, max_th 80, max_p 0.1, w_q 0.002 in a 100-packet buffer**
-  for RED, FRED and Chablis (the thresholds of this project's demo), which gives 0.00 % drops
-  for RED there; the section "Sensitivity" shows experiment 1 with ns-2's defaults as well.
+  not listed there is ns-2's default. With ns-2's RED defaults (min_th 5, max_th 15, max_p 0.1,
+  w_q 0.002, 50-packet queue) RED drops packets in experiment 1 where Fig. 14 prints 0.00 % (the
+  sensitivity table gives the drop rate measured with them). We therefore use **min_th 20,
+  max_th 80, max_p 0.1, w_q 0.002 in a 100-packet buffer** for RED, FRED and Chablis (the
+  thresholds of this project's demo); the section "Sensitivity" runs experiments 1 and 3 with
+  ns-2's defaults as well, beside the published and main numbers.
 - Chablis's mark probability is eq. 4 itself, `p = p_base (R_formula/R)^alpha|beta`, with
   p_base "based on min_th, max_th, max_p and q_avg, as in traditional RED" (RED's p_b), and no
   further count-based spacing (`count_spacing = false`; the `chablis` kind defaults to RED's
-  spacing p/(1 - count p) on top). The spacing shares one count between packets whose p differs
-  by the RTT factor, so the packets with the highest p (short RTTs) take far more than their
-  share of the marks, breaking the proportionality eq. 3 is derived from. The section
+  spacing p/(1 - count p) on top), because the spacing shares one count between packets whose
+  p differs by the RTT factor, which eq. 3's proportionality does not provide for. The section
   "Sensitivity: count-based spacing" runs every experiment both ways.
 - RED and FRED mark with ECN like Chablis (Fig. 14's 0.00 % drops is impossible for a dropping
   RED with 30 greedy flows). CSFQ: K = 100 ms, K_alpha = K_c = 200 ms ("as recommended in
