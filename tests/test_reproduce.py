@@ -154,3 +154,11 @@ def test_index_page_lists_every_paper(tmp_path: Path):
     html = index.read_text()
     assert "A tiny reproduction" in html and "tiny/report.html" in html
     assert "a bigger buffer holds a longer queue" in html
+
+
+def test_docs_claims_list_is_current():
+    doc = ROOT / "docs" / "claims.md"
+    assert doc.read_text(encoding="utf-8") == reproduce.claims_list_markdown(), (
+        "regenerate: python -c 'from aqmlab.reproduce import claims_list_markdown as f; "
+        'open("docs/claims.md", "w").write(f())\''
+    )

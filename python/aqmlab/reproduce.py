@@ -311,3 +311,30 @@ __all__ = [
     "reproduce_all",
     "write_index",
 ]
+
+
+def claims_list_markdown() -> str:
+    """``docs/claims.md``: every paper's sentences taken as claims, and those not counted
+    separately (a test keeps the file equal to this)."""
+    import importlib
+
+    from aqmlab.papers import REPRODUCTIONS
+
+    lines = [
+        "# The sentences each reproduction checks",
+        "",
+        "Generated from the paper modules' `CLAIMS` and `NOT_SEPARATE` by",
+        "`aqmlab.reproduce.claims_list_markdown()`; `tests/test_reproduce.py` keeps it current.",
+        "",
+    ]
+    for rid, repro in REPRODUCTIONS.items():
+        mod = importlib.import_module(f"aqmlab.papers.{rid}")
+        lines += [f"## {repro.title} ({len(mod.CLAIMS)} claims)", ""]
+        for i, c in enumerate(mod.CLAIMS, 1):
+            lines.append(f"{i}. {c.where}: “{c.quote}” — checked as {c.metric}: {c.comparison()}")
+        extra = getattr(mod, "NOT_SEPARATE", [])
+        if extra:
+            lines += ["", "Not counted separately:", ""]
+            lines += [f"- {s}" for s in extra]
+        lines.append("")
+    return "\n".join(lines)
