@@ -115,24 +115,6 @@ def test_overflow_share_needed_balances_the_two_steps():
     assert g.overflow_share_needed(0.9) > g.overflow_share_needed(0.97)
 
 
-def test_sack_senders_keep_alpha_bounded_and_green_fairest(m, ms):
-    # With SACK, alpha(t) at N = 100 stays far below its Reno value. GREEN-Embedded is the
-    # fairest, GREEN-IDMaps between it and the baselines, at N = 200 and 400; at N = 100 the
-    # quick runs' 30 s are too short for alpha(t) to come down from its slow-start rise (the
-    # full 180 s runs show the ordering at N = 100 too; see the report).
-    assert set(ms["experiment"]) == {1, 2, 3}
-    a_sack = g._get(ms, 1, "green_embedded", 100, "alpha_mean")
-    a_reno = g._get(m, 1, "green_embedded", 100, "alpha_mean")
-    assert 0 < a_sack < a_reno / 2, (a_sack, a_reno)
-    for n in (200, 400):
-        ge = g._get(ms, 1, "green_embedded", n, "jain")
-        gi = g._get(ms, 1, "green_idmaps", n, "jain")
-        best = max(g._get(ms, 1, a, n, "jain") for a in g.BASELINES)
-        assert best < gi <= ge, (n, best, gi, ge)
-    e1 = ms[ms["experiment"] == 1]
-    assert (e1.loc[e1["algorithm"] == "green_embedded", "loss_pct"] < 2.0).all()
-
-
 def test_timed_experiment1_is_35_runs_of_180_s_per_sender():
     for tcp in (g.PAPER_TCP, g.SACK_TCP):
         pts = g.experiment1_points(tcp)
