@@ -470,7 +470,14 @@ CLAIMS: list[Claim] = [
         lhs_name="Chablis",
         op=">",
         rhs_name="CSFQ and FRED",
-        measure=lambda d: _ratio_cases(d, "chablis", "csfq") + _ratio_cases(d, "chablis", "fred"),
+        measure=lambda d: [
+            Case(f"{k.label} vs {o}", k.lhs, k.rhs, k.published)
+            for o, cases in (
+                ("CSFQ", _ratio_cases(d, "chablis", "csfq")),
+                ("FRED", _ratio_cases(d, "chablis", "fred")),
+            )
+            for k in cases
+        ],
     ),
     Claim(
         id="s1-far-better-many",
