@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from aqmlab import reproduce, sweep
+from aqmlab import claims, reproduce, sweep
 from aqmlab import scenario as sc
 from aqmlab.papers import REPRODUCTIONS
 from conftest import ROOT, TINY, run_cli
@@ -31,9 +31,36 @@ class TinyRepro:
         ax.plot(runs["buffer"], runs["queue_pkts.mean"])
         rep.figure(fig, "queue", "mean queue vs buffer")
         rep.table(runs[["buffer", "queue_pkts.mean"]], "the numbers")
-        grows = runs["queue_pkts.mean"].is_monotonic_increasing
-        rep.claim("a bigger buffer holds a longer queue", grows, f"{runs['queue_pkts.mean']}")
-        rep.claim("a claim that fails", False, "on purpose")
+        rep.hypothesis("queues grow with the buffer.", "run more buffer sizes.")
+        rep.claims(claims.evaluate(TINY_CLAIMS, runs))
+
+
+def _queue_at(runs: pd.DataFrame, i: int) -> list[float]:
+    return [float(runs.sort_values("buffer")["queue_pkts.mean"].iloc[i])]
+
+
+TINY_CLAIMS = [
+    claims.Claim(
+        id="grows",
+        where="Fig. 1",
+        quote="a bigger buffer holds a longer queue",
+        metric="mean queue (packets)",
+        lhs_name="largest buffer",
+        op=">",
+        rhs_name="smallest",
+        measure=lambda r: [claims.Case("two buffers", _queue_at(r, -1), _queue_at(r, 0))],
+    ),
+    claims.Claim(
+        id="fails",
+        where="Fig. 1",
+        quote="a claim that fails",
+        metric="mean queue (packets)",
+        lhs_name="largest buffer",
+        op="<",
+        rhs_name="smallest",
+        measure=lambda r: [claims.Case("two buffers", _queue_at(r, -1), _queue_at(r, 0))],
+    ),
+]
 
 
 def test_published_and_load_base():
@@ -65,11 +92,16 @@ def test_reproduce_writes_report(tmp_path: Path):
     assert len(out.runs) == 2
     for f in ("report.md", "report.html", "claims.json", "runs.parquet", "figures/queue.png"):
         assert (tmp_path / f).is_file(), f
-    claims = json.loads((tmp_path / "claims.json").read_text())
-    assert [c["holds"] for c in claims] == [True, False]
+    doc = json.loads((tmp_path / "claims.json").read_text())
+    assert [c["verdict"] for c in doc] == ["holds", "fails"]
     md = (tmp_path / "report.md").read_text()
-    assert "Claims: 1 of 2 hold" in md and "DOES NOT HOLD" in md and "figures/queue.png" in md
-    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    assert "1 of 2 paper claims hold" in md and "| fails |" in md and "figures/queue.png" in md
+    html = (tmp_path / "report.html").read_text()
+    assert "data:image/png;base64," in html
+    # Markdown is rendered, not escaped; the claims table comes before the first section.
+    assert "<em>text</em>" in html and "*text*" not in html
+    assert html.index("class='claims'") < html.index("<h2>Queue vs buffer</h2>")
+    assert "<em>Hypothesis, not measured:</em>" in html
     # Second time: every point from the cache.
     again = reproduce.reproduce(TinyRepro(), quick=True, out_dir=tmp_path, progress=False)
     assert again.runs["cached"].all()
@@ -98,3 +130,35 @@ def test_cli_reproduce_list_and_unknown():
         assert rid in r.stdout
     r = run_cli("reproduce", "no_such_paper")
     assert r.code == 2 and "no_such_paper" in r.stderr
+
+
+def test_every_paper_has_unique_quoted_claims():
+    """Each paper module lists its claims as data: unique ids, a quote, a place in the paper."""
+    import importlib
+
+    for rid in REPRODUCTIONS:
+        mod = importlib.import_module(f"aqmlab.papers.{rid}")
+        table = mod.CLAIMS
+        assert len(table) >= 9, rid
+        ids = [c.id for c in table]
+        assert len(set(ids)) == len(ids), rid
+        quotes = [c.quote for c in table]
+        assert len(set(quotes)) == len(quotes), rid
+        for c in table:
+            assert c.where and c.quote and c.metric and c.tolerance_source, (rid, c.id)
+
+
+def test_index_page_lists_every_paper(tmp_path: Path):
+    out = reproduce.reproduce(TinyRepro(), quick=True, out_dir=tmp_path / "tiny", progress=False)
+    index = reproduce.write_index([out], tmp_path, quick=True)
+    html = index.read_text()
+    assert "A tiny reproduction" in html and "tiny/report.html" in html
+    assert "a bigger buffer holds a longer queue" in html
+
+
+def test_docs_claims_list_is_current():
+    doc = ROOT / "docs" / "claims.md"
+    assert doc.read_text(encoding="utf-8") == reproduce.claims_list_markdown(), (
+        "regenerate: python -c 'from aqmlab.reproduce import claims_list_markdown as f; "
+        'open("docs/claims.md", "w").write(f())\''
+    )

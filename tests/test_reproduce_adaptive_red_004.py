@@ -39,9 +39,8 @@ def test_report_files(quick: reproduce.Outcome):
         assert (out / f).is_file(), f
     figs = {p.stem for p in (out / "figures").glob("*.png")}
     assert {"fig1_loss_vs_max_p", "fig4_ecn", "fig6_7a_queue", "fig7b_max_p"} <= figs
-    assert len(json.loads((out / "claims.json").read_text())) >= 8
+    assert len(json.loads((out / "claims.json").read_text())) == 16
     assert quick.runs["error"].isna().all()
-    assert quick.seconds < 60
 
 
 def test_small_max_p_loss_near_droptail(quick: reproduce.Outcome):
@@ -56,7 +55,7 @@ def test_ecn_large_max_p_removes_loss_with_many_connections(quick: reproduce.Out
     assert _loss(runs, "4", 32, 1.0) < 0.5 * _loss(runs, "4", 32, 0.01)
     # ... and costs utilisation with few connections.
     sel = (runs["figure"] == "4") & (runs["n"] == 8)
-    util = runs[sel].set_index("max_p")["utilisation"]
+    util = runs[sel].groupby("max_p")["utilisation"].mean()
     assert util[1.0] < util[0.01]
 
 
@@ -66,7 +65,8 @@ def test_self_config_max_p_follows_the_load(quick: reproduce.Outcome):
     between min_th and max_th (the paper's claim that it also falls with 8 connections depends
     on the average dipping below min_th, which our ECN senders do not always let it do)."""
     runs = quick.runs
-    whole = runs[(runs["figure"] == "6") & (runs["phase"] == "all")].set_index("variant")
+    whole = runs[(runs["figure"] == "6") & (runs["phase"] == "all") & (runs["seed"] == 1)]
+    whole = whole.set_index("variant")
     q = load_table(whole.loc["self-config", "run_dir"], "queue")
     t = q["t_s"].to_numpy()
 

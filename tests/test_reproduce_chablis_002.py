@@ -7,6 +7,7 @@ narrower than RED's, and DRR is close to fair.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -33,34 +34,44 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     md = (out / "report.md").read_text()
     # The published [min, max] values are shown beside ours (e.g. Chablis exp. 1, RED exp. 6C).
     assert "[0.25, 0.40]" in md and "[1.36, 8.35]" in md
-    # Every point ran exactly once: 6 experiments x 5 algorithms.
-    assert len(runs) == 30
+    # 6 experiments x 5 algorithms x 2 seeds; the same once more with the ECN hold not
+    # doubled (one seed); experiments 1 and 3 for RED and Chablis under two other readings.
+    main = paper.main_runs(runs)
+    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 + 2 * 2 * 2
+    assert "The claims under another reading" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
+    doc = json.loads((out / "claims.json").read_text())
+    assert len(doc) == len(paper.CLAIMS)
+    # The unchecked claims of the issue are in the table now.
+    assert "s1-fairer-than-csfq-fred" in {c["id"] for c in doc}
 
 
 def test_experiment_1_claims(quick: tuple[Path, pd.DataFrame]) -> None:
     _, runs = quick
     per_run = paper.units(paper.main_runs(runs), quick=True)
-    r1 = per_run[per_run["key"] == "1"].set_index("algorithm")
+    r1 = per_run[(per_run["key"] == "1") & (per_run["seed"] == 1)].set_index("algorithm")
     # Jain computed over the 30 flows agrees with the core's summary value.
     for a in paper.ALGORITHMS:
-        core = runs[(runs["experiment"] == 1) & (runs["algorithm"] == a)]["jain_index"].iloc[0]
+        mr = paper.main_runs(runs)
+        sel = (mr["experiment"] == 1) & (mr["algorithm"] == a) & (mr["seed"] == 1)
+        core = mr[sel]["jain_index"].iloc[0]
         assert r1.loc[a, "jain"] == pytest.approx(core, rel=1e-9)
     u = paper.aggregate(per_run)
     e1 = u[u["key"] == "1"].set_index("algorithm")
-    assert e1.loc["chablis", "jain"] > max(e1.loc[a, "jain"] for a in ("red", "fred", "csfq"))
     width = e1["max"] - e1["min"]
     assert width["chablis"] < width["red"]
-    # DRR close to fair: high Jain index, no flow below half its 1/3 Mbps share.
+    # DRR close to fair: high Jain index.
     assert e1.loc["drr", "jain"] >= 0.9
-    assert e1.loc["drr", "min"] >= 0.5 / 3
 
 
 def test_drr_claim_quotes_the_paper(quick: tuple[Path, pd.DataFrame]) -> None:
     out, _ = quick
     md = (out / "report.md").read_text()
-    # The paper's words, not only our 0.05 operationalisation, are in the claim's evidence.
+    # The paper's words, and where our tolerance comes from, are in the claims table.
     assert "approximates DRR equivalent fairness in the other scenarios tested" in md
+    assert "ours: 'approximates' read as within 0.15" in md
+    # No fixed narrative: the old sentence about goodputs 0.3 Mbps above the paper's is gone.
+    assert "about 0.3 Mbps above" not in md
 
 
 def test_exp3_dynamics_account_for_the_robust_flow(quick: tuple[Path, pd.DataFrame]) -> None:
@@ -72,8 +83,12 @@ def test_exp3_dynamics_account_for_the_robust_flow(quick: tuple[Path, pd.DataFra
             assert 0.0 <= m[k] <= 1.0, (a, k, m[k])
         # The bin split is a partition of the window: weighted by the share of bins it gives
         # back the robust flow's goodput from the summary (250 ms bins vs the whole window).
-        row = runs[(runs["experiment"] == 3) & (runs["algorithm"] == a)].iloc[0]
+        main = paper.main_runs(runs)
+        row = main[(main["experiment"] == 3) & (main["algorithm"] == a) & (main["seed"] == 1)].iloc[
+            0
+        ]
         flow0 = paper._summary(row)["flows"][0]["goodput_mbps"]
+        m = paper.exp3_dynamics(main[main["seed"] == 1])[a]
         lo = m["robust_low"] if m["low_bins"] > 0 else 0.0
         hi = m["robust_high"] if m["low_bins"] < 1 else 0.0
         split = m["low_bins"] * lo + (1 - m["low_bins"]) * hi
@@ -92,7 +107,9 @@ def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFram
     for k in ("5B", "5C", "5D"):
         for _, row in u[u["key"] == k].iterrows():
             assert len(row["values"]) == 2
-            assert 7.0 < sum(row["values"].values()) <= 10.0 + 1e-6
+            # At most the link rate, plus 1 %: a 250 ms bin at the receivers can hold a packet
+            # that left the bottleneck in the bin before.
+            assert 7.0 < sum(row["values"].values()) <= 10.0 * 1.01
 
 
 def test_jain_and_aggregate_over_seeds() -> None:
@@ -119,10 +136,17 @@ def test_scenarios_follow_the_paper() -> None:
     tcp = sc["flows"][0]["tcp"]
     assert tcp["max_window"] == 64 and tcp["ecn"] and tcp["rtt_label"] == "min"
     assert sc["flows"][0]["count"] == 30
-    assert [p.labels["seed"] for p in paper.REPRODUCTION.points(quick=True)] == [1] * 30
-    # Full: 6 x 5 main points, exp. 1 with ns-2's thresholds (5), Chablis with count spacing (6)
-    # and Chablis with true RTTs instead of the senders' labels (6, a diagnostic).
-    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 5 + 6 + 6) * len(paper.SEEDS_FULL)
+    quick = paper.REPRODUCTION.points(quick=True)
+    assert sorted({p.labels["seed"] for p in quick}) == list(paper.SEEDS_QUICK)
+    # Full: 6 x 5 main points and as many with the hold not doubled; exp. 1 and 3 x RED,
+    # Chablis x 2 readings (8); exp. 1 with ns-2's thresholds for FRED, CSFQ, DRR (3); Chablis
+    # with count spacing (6) and with true RTTs (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 8 + 3 + 6 + 6) * len(
+        paper.SEEDS_FULL
+    )
+    hold = paper.scenario(3, "chablis", quick=False, settings="nobackoff")
+    assert all(g["tcp"]["ecn_backoff"] is False for g in hold["flows"])
+    assert paper.scenario(1, "red", False, "rto20")["flows"][0]["tcp"]["min_rto"] == "20ms"
     assert sc["bottleneck"]["qdisc"]["count_spacing"] is False
     # The main runs use the packets' labels (the paper); only the diagnostic reads true RTTs.
     assert "rtt_source" not in sc["bottleneck"]["qdisc"]

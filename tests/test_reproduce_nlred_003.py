@@ -30,8 +30,14 @@ def test_report_files(quick: reproduce.Outcome):
     out = quick.out_dir
     for f in ("report.md", "report.html", "claims.json", "runs.parquet"):
         assert (out / f).is_file(), f
-    assert {p.stem for p in (out / "figures").glob("*.png")} == {"fig13_16", "fig19_20", "fig21"}
-    assert len(json.loads((out / "claims.json").read_text())) >= 6
+    figs = {p.stem for p in (out / "figures").glob("*.png")}
+    assert figs == {"fig13_15_gred", "fig14_16_nlred", "fig19_20", "fig21"}
+    doc = json.loads((out / "claims.json").read_text())
+    assert len(doc) == 14
+    # The 10-40-flow claim is checked at every flow count run in that range.
+    dip = next(c for c in doc if c["id"] == "fig19-dip-nlred-above-gred")
+    assert [k["label"] for k in dip["cases"]] == ["10 flows", "20 flows", "40 flows"]
+    assert all(k["seeds"] == 3 for k in dip["cases"])
     assert quick.runs["error"].isna().all()
     assert set(quick.runs["algorithm"]) == {"GRED", "NLRED", "REM"}
 
@@ -83,8 +89,8 @@ def test_fig21_rem_runs_used_the_byte_buffer(quick: reproduce.Outcome):
         sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
         assert sc["bottleneck"]["buffer"] == byte_buffer
     claims = json.loads((quick.out_dir / "claims.json").read_text())
-    rem_claim = [c for c in claims if "than REM" in c["claim"]]
-    assert len(rem_claim) == 1 and "byte mode" in rem_claim[0]["evidence"]
+    rem_claim = [c for c in claims if c["id"] == "fig21-size-vs-rem"]
+    assert len(rem_claim) == 1 and "byte mode" in rem_claim[0]["quote"]
     assert "packet mode only" not in (quick.out_dir / "report.md").read_text()
 
 

@@ -30,11 +30,19 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert {"fig2_3_ftp2.png", "fig4_5_web.png", "fig6_cdf.png", "fig7_8_cbr.png"} <= names
     md = (out / "report.md").read_text()
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
-    assert len(runs) == 6
+    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus three more SFRED readings.
+    assert len(runs) == 3 * 3 * (2 + 3)
+    assert set(runs["reading"]) == {
+        "-",
+        "raised",
+        "printed",
+        "raised, rule off",
+        "printed, rule off",
+    }
 
 
 def test_sfred_protects_tcp_from_cbr(quick: tuple[Path, pd.DataFrame]) -> None:
-    _, runs = quick
+    runs = paper.main_runs(quick[1])
     gp = {a: paper.group_goodput(runs, "cbr", a) for a in paper.ALGORITHMS}
     tcp = {a: gp[a]["ftp1"] + gp[a]["ftp2"] for a in paper.ALGORITHMS}
     udp = {a: gp[a]["cbr1"] + gp[a]["cbr2"] for a in paper.ALGORITHMS}
@@ -45,15 +53,18 @@ def test_sfred_protects_tcp_from_cbr(quick: tuple[Path, pd.DataFrame]) -> None:
 
 
 def test_web_transfer_delays_are_measured(quick: tuple[Path, pd.DataFrame]) -> None:
-    _, runs = quick
+    runs = paper.main_runs(quick[1])
     for a in paper.ALGORITHMS:
         st = paper.transfer_stats(runs, a)
         d = paper.transfer_delays(runs, a)
         assert st["count"] > 1000
-        # The CDF's delays and the core's summary describe the same transfers.
+        # The CDF's delays and the core's summary describe the same transfers, seed by seed.
         assert d.size == st["count"]
-        assert d.mean() == pytest.approx(st["mean_s"], rel=1e-6)
-        assert d.var() == pytest.approx(st["variance"], rel=1e-3)
+        for r in paper._rows(runs, "web", a):
+            one = paper._delays(r)
+            t = paper.load_summary(r["run_dir"])["groups"]["web"]["transfers"]
+            assert one.mean() == pytest.approx(t["mean_s"], rel=1e-6)
+            assert one.var() == pytest.approx(t["variance_s2"], rel=1e-3)
     # SFRED's transfer delay varies less than RED's (Table 1: 3.977 vs 18.18).
     assert (
         paper.transfer_stats(runs, "sfred")["variance"]
@@ -62,8 +73,22 @@ def test_web_transfer_delays_are_measured(quick: tuple[Path, pd.DataFrame]) -> N
 
 
 def test_two_ftp_flows_share_more_fairly_under_sfred(quick: tuple[Path, pd.DataFrame]) -> None:
-    _, runs = quick
+    runs = paper.main_runs(quick[1])
     gp = {a: paper.group_goodput(runs, "ftp2", a) for a in paper.ALGORITHMS}
     ratio = {a: gp[a]["ftp1"] / gp[a]["ftp2"] for a in paper.ALGORITHMS}
     assert ratio["red"] > 1.5  # RED favours the 10 ms flow
     assert abs(ratio["sfred"] - 1.0) < abs(ratio["red"] - 1.0)
+
+
+def test_readings_differ_and_the_unresponsive_rule_costs_utilisation(
+    quick: tuple[Path, pd.DataFrame],
+) -> None:
+    _, runs = quick
+    ftp = runs[(runs["experiment"] == "ftp2") & (runs["algorithm"] == "sfred")]
+    by = ftp.groupby("reading")["utilisation"].mean()
+    # Two responsive TCP flows: punishing one as unresponsive leaves the link underused.
+    assert by["raised, rule off"] > by["raised"] + 0.1
+    # The printed formula is a different probability, so the runs differ.
+    raised = ftp[ftp["reading"] == "raised"].sort_values("seed")["arrivals"].to_numpy()
+    printed = ftp[ftp["reading"] == "printed"].sort_values("seed")["arrivals"].to_numpy()
+    assert (raised != printed).any()

@@ -7,7 +7,7 @@
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
-    aqmlab reproduce ID [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
+    aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files.
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument("id", nargs="?", help="reproduction id (see --list)")
+    p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
     p.add_argument(
@@ -268,16 +268,33 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from aqmlab import reproduce
+    from aqmlab import claims, reproduce
     from aqmlab.papers import REPRODUCTIONS
 
     if args.list or not args.id:
         for rid, repro in sorted(REPRODUCTIONS.items()):
             print(f"{rid:20s} {repro.title}  [{repro.paper_file}]")
         return 0 if args.list else EXIT_USAGE
+    if args.id == "all":
+        outcomes = reproduce.reproduce_all(
+            quick=args.quick,
+            out_dir=args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            progress=not args.no_progress,
+        )
+        for o in outcomes:
+            print(
+                f"{o.out_dir.name:18s} {claims.summary_line(o.report.results)} "
+                f"{o.seconds:.1f} s wall, {o.cpu_seconds:.1f} s CPU"
+            )
+        index = outcomes[0].out_dir.parent / "index.html" if outcomes else None
+        total = sum(o.seconds for o in outcomes)
+        print(f"all: {total:.1f} s wall; index: {index}")
+        return 0
     if args.id not in REPRODUCTIONS:
         known = ", ".join(sorted(REPRODUCTIONS))
-        print(f"error: no reproduction {args.id!r} (known: {known})", file=sys.stderr)
+        print(f"error: no reproduction {args.id!r} (known: {known}, all)", file=sys.stderr)
         return EXIT_USAGE
     outcome = reproduce.reproduce(
         args.id,
@@ -287,13 +304,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         progress=not args.no_progress,
     )
-    claims = outcome.report.claims
-    for c in claims:
-        print(f"[{'holds' if c.holds else 'DOES NOT HOLD'}] {c.claim}")
-    held = sum(c.holds for c in claims)
+    for r in outcome.report.results:
+        print(f"[{r.verdict}] {r.claim.where}: {r.claim.quote}")
     print(
-        f"{held}/{len(claims)} claims hold; {outcome.seconds:.1f} s; "
-        f"report: {outcome.out_dir / 'report.html'}"
+        f"{claims.summary_line(outcome.report.results)} {outcome.seconds:.1f} s wall, "
+        f"{outcome.cpu_seconds:.1f} s CPU; report: {outcome.out_dir / 'report.html'}"
     )
     return 0
 

@@ -230,3 +230,43 @@ __all__ = [
     "table",
     "write_sweep_report",
 ]
+
+
+# ---- reproduction reports -------------------------------------------------------------------
+
+#: Verdict -> CSS class of a claims table cell.
+VERDICT_CLASS = {"holds": "ok", "within noise": "noise", "fails": "no", "not measured": "no"}
+CLAIMS_STYLE = (
+    ".claims td{text-align:left;vertical-align:top;font-size:88%}.noise{color:#a60}"
+    "td.verdict{font-weight:bold;white-space:nowrap}"
+)
+
+
+def markdown_html(text: str) -> str:
+    """Markdown (CommonMark plus tables) rendered to HTML with markdown-it-py; raw HTML in the
+    text is escaped, not passed through."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return md.render(text)
+
+
+def claims_table(df: pd.DataFrame, caption: str = "") -> str:
+    """A claims table (:func:`aqmlab.claims.table`) with each verdict coloured."""
+    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
+    cols = [str(c) for c in df.columns]
+    head_row = "".join(f"<th>{esc(c)}</th>" for c in cols)
+    rows = []
+    for rec in df.itertuples(index=False):
+        cells = []
+        for c, v in zip(cols, rec, strict=True):
+            if c == "verdict":
+                cls = VERDICT_CLASS.get(str(v), "")
+                cells.append(f"<td class='verdict {cls}'>{esc(str(v))}</td>")
+            else:
+                cells.append(f"<td>{esc(str(v))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f"{cap}<style>{CLAIMS_STYLE}</style><table class='claims'><thead><tr>{head_row}"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )

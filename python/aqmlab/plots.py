@@ -6,7 +6,7 @@ returns a Figure; :func:`save` writes and closes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -180,3 +181,126 @@ def save(fig: Figure, path: str | Path, *, dpi: int = 120) -> None:
     """Writes ``fig`` as PNG and closes it."""
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
+
+
+# ---- reproduction figures -------------------------------------------------------------------
+
+
+def panels_vs(
+    df: pd.DataFrame,
+    x: str,
+    panels: list[tuple[str, str]],
+    *,
+    line: str = "algorithm",
+    seed: str = "seed",
+    labels: Mapping[str, str] | None = None,
+    xlabel: str = "",
+    title: str = "",
+    logx: bool = False,
+    ncols: int = 3,
+    hlines: Mapping[str, Mapping[str, float]] | None = None,
+) -> Figure:
+    """One panel per metric ``(column, axis label)`` against ``x``, one line per value of
+    ``line``; repetitions (``seed``) are averaged and their standard deviation drawn as error
+    bars. ``hlines[column][name]`` adds a dashed reference line (e.g. DropTail's value)."""
+    for col in [x, line, *(c for c, _ in panels)]:
+        if col not in df:
+            raise KeyError(f"no column {col!r} in the table")
+    ncols = min(ncols, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig = Figure(figsize=(4.4 * ncols, 3.5 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    names = dict(labels or {})
+    for ax, (col, ylabel) in zip(axes, panels, strict=False):
+        for i, (key, g) in enumerate(df.groupby(line, sort=False)):
+            stats = g.groupby(x, sort=True)[col].agg(_mean="mean", _std="std", _n="count")
+            err = stats["_std"].where(stats["_n"] > 1) if seed in g else None
+            ax.errorbar(
+                stats.index,
+                stats["_mean"],
+                yerr=err,
+                marker="o",
+                ms=4,
+                capsize=3,
+                color=f"C{i}",
+                label=names.get(str(key), str(key)),
+            )
+        for j, (name, v) in enumerate(((hlines or {}).get(col) or {}).items()):
+            ax.axhline(v, color="k", ls="--", lw=0.8, alpha=0.6 + 0.4 * (j == 0), label=name)
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel)
+        if logx:
+            ax.set_xscale("log")
+        ax.grid(True, alpha=0.3)
+    for ax in axes[len(panels) :]:
+        ax.axis("off")
+    axes[0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def bars_per_panel(
+    values: Mapping[str, Sequence[float]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    ref: float | None = None,
+    title: str = "",
+) -> Figure:
+    """One bar chart per key of ``values`` (e.g. each flow's goodput under each algorithm),
+    sharing the y axis; ``ref`` draws a horizontal line (e.g. the fair share)."""
+    n = max(len(values), 1)
+    fig = Figure(figsize=(3.2 * n, 3.2), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, n, sharey=True))
+    for ax, (name, v) in zip(axes, values.items(), strict=False):
+        ax.bar(range(len(v)), list(v), color="tab:blue")
+        if ref is not None:
+            ax.axhline(ref, color="k", lw=1)
+        ax.set_title(name)
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def series_per_panel(
+    series: Mapping[str, pd.DataFrame],
+    *,
+    t: str,
+    y: str,
+    by: str,
+    ylabel: str,
+    xlabel: str = "time (s)",
+    logy: bool = False,
+    ylim: tuple[float, float] | None = None,
+    shade: Sequence[tuple[float, float]] = (),
+    title: str = "",
+) -> Figure:
+    """Time series, one panel per key of ``series`` (e.g. per algorithm) and one line per value
+    of ``by`` within it (e.g. per flow group); ``shade`` marks time intervals."""
+    n = max(len(series), 1)
+    ncols = min(n, 3)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(4.8 * ncols, 3.0 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
+    for ax, (name, d) in zip(axes, series.items(), strict=False):
+        for key, g in d.groupby(by, sort=False):
+            ax.plot(g[t], g[y], lw=0.8, label=str(key))
+        for a, b in shade:
+            ax.axvspan(a, b, color="0.9", zorder=0)
+        ax.set_title(name)
+        ax.set_xlabel(xlabel)
+        if logy:
+            ax.set_yscale("log")
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[n:]:
+        ax.axis("off")
+    axes[0].set_ylabel(ylabel)
+    axes[0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    return fig

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import pandas as pd
 from matplotlib.figure import Figure
 
+from aqmlab import claims as claims_mod
 from aqmlab import pages
 from aqmlab import scenario as _scenario
 from aqmlab.sweep import Point, run_points
@@ -71,21 +73,15 @@ def load_base(paper_id: str, name: str) -> dict[str, Any]:
     return _scenario.load(SCENARIOS_DIR / "papers" / paper_id / f"{name}.toml")
 
 
-@dataclass
-class Claim:
-    claim: str
-    holds: bool
-    evidence: str
-
-
 class Report:
-    """A reproduction's report: sections, text, figures, tables and checked claims, written as
-    Markdown and as a self-contained HTML page."""
+    """A reproduction's report: the paper's claims table first (published / ns-2 / aqmlab
+    columns and a verdict each), then sections, text (Markdown, rendered to HTML), figures and
+    tables; written as Markdown and as a self-contained HTML page."""
 
     def __init__(self, title: str, paper_file: str) -> None:
         self.title = title
         self.paper_file = paper_file
-        self.claims: list[Claim] = []
+        self.results: list[claims_mod.Result] = []
         self._blocks: list[tuple[str, Any]] = []
         self._figures: dict[str, Figure] = {}
 
@@ -93,7 +89,16 @@ class Report:
         self._blocks.append(("section", title))
 
     def text(self, markdown: str) -> None:
+        """Markdown text. Say only what the numbers show: build sentences from them, or add
+        them only when their condition holds (see :meth:`hypothesis` for the rest)."""
         self._blocks.append(("text", markdown.strip("\n")))
+
+    def hypothesis(self, text: str, experiment: str) -> None:
+        """A possible explanation this reproduction has not measured, labelled as such, with
+        the experiment that would settle it."""
+        self.text(
+            f"*Hypothesis, not measured:* {text.strip()} *Would settle it:* {experiment.strip()}"
+        )
 
     def figure(self, fig: Figure, name: str, caption: str) -> None:
         """Adds a figure, saved as ``figures/<name>.png`` when written."""
@@ -106,19 +111,20 @@ class Report:
     def table(self, df: pd.DataFrame, caption: str) -> None:
         self._blocks.append(("table", (df.copy(), caption)))
 
-    def claim(self, claim: str, holds: bool, evidence: str) -> None:
-        """A qualitative claim of the paper, and whether our runs bear it out (with numbers)."""
-        c = Claim(claim, bool(holds), evidence)
-        self.claims.append(c)
-        self._blocks.append(("claim", c))
+    def claims(self, results: list[claims_mod.Result]) -> None:
+        """The paper's claims, evaluated (:func:`aqmlab.claims.evaluate`): shown at the top."""
+        self.results = list(results)
 
     # -- output -----------------------------------------------------------------------------
 
+    def _claims_df(self) -> pd.DataFrame:
+        return claims_mod.table(self.results)
+
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", f"Paper: `{self.paper_file}`", ""]
-        if self.claims:
-            held = sum(c.holds for c in self.claims)
-            lines += [f"Claims: {held} of {len(self.claims)} hold in our runs.", ""]
+        if self.results:
+            lines += [claims_mod.summary_line(self.results), ""]
+            lines += ["## Claims", "", pages.markdown_table(self._claims_df()), ""]
         for kind, body in self._blocks:
             if kind == "section":
                 lines += [f"## {body}", ""]
@@ -130,13 +136,6 @@ class Report:
             elif kind == "table":
                 df, caption = body
                 lines += [f"*{caption}*", "", pages.markdown_table(df), ""]
-            elif kind == "claim":
-                mark = "HOLDS" if body.holds else "DOES NOT HOLD"
-                lines += [
-                    f"- **Claim ({mark}):** {body.claim}  ",
-                    f"  Evidence: {body.evidence}",
-                    "",
-                ]
         return "\n".join(lines).rstrip() + "\n"
 
     def html(self, figures_dir: Path) -> str:
@@ -145,27 +144,21 @@ class Report:
             pages.head(self.title),
             f"<p>Paper: <code>{esc(self.paper_file)}</code></p>",
         ]
-        if self.claims:
-            held = sum(c.holds for c in self.claims)
-            parts.append(f"<p>Claims: {held} of {len(self.claims)} hold in our runs.</p>")
+        if self.results:
+            parts.append(f"<p><b>{esc(claims_mod.summary_line(self.results))}</b></p>")
+            parts.append("<h2>Claims</h2>")
+            parts.append(pages.claims_table(self._claims_df()))
         for kind, body in self._blocks:
             if kind == "section":
                 parts.append(f"<h2>{esc(body)}</h2>")
             elif kind == "text":
-                paras = [p for p in body.split("\n\n") if p.strip()]
-                parts += [f"<p>{esc(p)}</p>" for p in paras]
+                parts.append(pages.markdown_html(body))
             elif kind == "figure":
                 stem, caption = body
                 parts.append(pages.figure(figures_dir / f"{stem}.png", caption))
             elif kind == "table":
                 df, caption = body
                 parts.append(pages.table(df, caption))
-            elif kind == "claim":
-                cls, mark = ("ok", "holds") if body.holds else ("no", "does not hold")
-                parts.append(
-                    f"<p class='{cls}'><b>Claim ({mark}):</b> {esc(body.claim)}<br>"
-                    f"Evidence: {esc(body.evidence)}</p>"
-                )
         parts.append(pages.TAIL)
         return "\n".join(parts)
 
@@ -182,8 +175,8 @@ class Report:
         self._figures = {}
         (out_dir / "report.md").write_text(self.markdown(), encoding="utf-8")
         (out_dir / "report.html").write_text(self.html(figures_dir), encoding="utf-8")
-        claims = [c.__dict__ for c in self.claims]
-        (out_dir / "claims.json").write_text(json.dumps(claims, indent=2), encoding="utf-8")
+        doc = claims_mod.to_json(self.results)
+        (out_dir / "claims.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
 
 
 @dataclass
@@ -194,6 +187,7 @@ class Outcome:
     report: Report
     out_dir: Path
     seconds: float
+    cpu_seconds: float = float("nan")
 
 
 def reproduce(
@@ -214,6 +208,7 @@ def reproduce(
         repro = REPRODUCTIONS[repro]
     out = Path(out_dir) if out_dir is not None else Path("results/reproduce") / repro.id
     t0 = time.perf_counter()
+    cpu0 = _cpu_seconds()
     pts = repro.points(quick)
     runs = run_points(
         pts, out, workers=workers, scheduler=scheduler, progress=progress, on_error="raise"
@@ -222,22 +217,124 @@ def reproduce(
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)
     repro.report(runs, rep, quick)
     seconds = time.perf_counter() - t0
+    cpu = _cpu_seconds() - cpu0
     rep.section("Run statistics")
     rep.text(
         f"{len(pts)} points ({int(runs['cached'].sum())} from the cache), "
-        f"runs {t_runs:.1f} s, total with the report {seconds:.1f} s wall time "
-        f"on {os.cpu_count()} cores."
+        f"runs {t_runs:.1f} s, total with the report {seconds:.1f} s wall time, "
+        f"{cpu:.1f} s CPU time, on {os.cpu_count()} cores."
     )
     rep.write(out)
-    return Outcome(runs=runs, report=rep, out_dir=out, seconds=seconds)
+    return Outcome(runs=runs, report=rep, out_dir=out, seconds=seconds, cpu_seconds=cpu)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and its finished children (the run workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def reproduce_all(
+    *,
+    quick: bool = False,
+    out_dir: str | Path | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> list[Outcome]:
+    """Runs every registered reproduction into ``OUT/<id>/`` and writes ``OUT/index.html`` (and
+    ``index.md``): every paper's claims table, its counts and its times."""
+    from aqmlab.papers import REPRODUCTIONS
+
+    out = Path(out_dir) if out_dir is not None else Path("results/reproduce")
+    outcomes = [
+        reproduce(
+            r,
+            quick=quick,
+            out_dir=out / r.id,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+        )
+        for r in REPRODUCTIONS.values()
+    ]
+    write_index(outcomes, out, quick=quick)
+    return outcomes
+
+
+def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
+    """``index.html``/``index.md``: one section per paper with its claims table."""
+    esc = pages.esc
+    title = "aqmlab paper reproductions" + (" (quick)" if quick else "")
+    rows = []
+    for o in outcomes:
+        c = claims_mod.counts(o.report.results)
+        rows.append(
+            {
+                "paper": o.report.title,
+                "report": f"{o.out_dir.name}/report.html",
+                "claims": len(o.report.results),
+                "hold": c["holds"],
+                "within noise": c["within noise"],
+                "fail": c["fails"],
+                "not measured": c["not measured"],
+                "wall s": round(o.seconds, 1),
+                "CPU s": round(o.cpu_seconds, 1),
+            }
+        )
+    overview = pd.DataFrame(rows)
+    html_parts = [pages.head(title), pages.table(overview, "Claims per paper (unique claims).")]
+    md = [f"# {title}", "", pages.markdown_table(overview), ""]
+    for o in outcomes:
+        rel = f"{o.out_dir.name}/report.html"
+        df = claims_mod.table(o.report.results)
+        html_parts.append(f"<h2><a href='{esc(rel)}'>{esc(o.report.title)}</a></h2>")
+        html_parts.append(f"<p>{esc(claims_mod.summary_line(o.report.results))}</p>")
+        html_parts.append(pages.claims_table(df))
+        md += [f"## {o.report.title}", "", claims_mod.summary_line(o.report.results), ""]
+        md += [pages.markdown_table(df), ""]
+    html_parts.append(pages.TAIL)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "index.html").write_text("\n".join(html_parts), encoding="utf-8")
+    (out / "index.md").write_text("\n".join(md), encoding="utf-8")
+    return out / "index.html"
 
 
 __all__ = [
-    "Claim",
     "Outcome",
     "Report",
     "Reproduction",
     "load_base",
     "published",
     "reproduce",
+    "reproduce_all",
+    "write_index",
 ]
+
+
+def claims_list_markdown() -> str:
+    """``docs/claims.md``: every paper's sentences taken as claims, and those not counted
+    separately (a test keeps the file equal to this)."""
+    import importlib
+
+    from aqmlab.papers import REPRODUCTIONS
+
+    lines = [
+        "# The sentences each reproduction checks",
+        "",
+        "Generated from the paper modules' `CLAIMS` and `NOT_SEPARATE` by",
+        "`aqmlab.reproduce.claims_list_markdown()`; `tests/test_reproduce.py` keeps it current.",
+        "",
+    ]
+    for rid, repro in REPRODUCTIONS.items():
+        mod = importlib.import_module(f"aqmlab.papers.{rid}")
+        lines += [f"## {repro.title} ({len(mod.CLAIMS)} claims)", ""]
+        for i, c in enumerate(mod.CLAIMS, 1):
+            lines.append(f"{i}. {c.where}: “{c.quote}” — checked as {c.metric}: {c.comparison()}")
+        extra = getattr(mod, "NOT_SEPARATE", [])
+        if extra:
+            lines += ["", "Not counted separately:", ""]
+            lines += [f"- {s}" for s in extra]
+        lines.append("")
+    return "\n".join(lines)

@@ -29,7 +29,8 @@
 //!   probability "increase[s] by T_f/T_i times" and that "such increases in loss probability" curb
 //!   a TCP flow. For a fast flow `T_i > T_f`, so the printed formula *lowers* its probability,
 //!   contradicting the text and the purpose. We implement the increase,
-//!   `max_pd = min(1, max_p·T_i/T_f)` (`max_pd = 1` if `T_f ≤ 0`).
+//!   `max_pd = min(1, max_p·T_i/T_f)` (`max_pd = 1` if `T_f ≤ 0`); `fast_p = "printed"` runs
+//!   the formula as printed instead, so that a reproduction can show both readings' numbers.
 //! - **Counting window.** The paper never says over what time `H_r`, `H_d`, `H_ri`, `H_di` are
 //!   counted; cumulative counts would make `T_i` mean "packets since first seen", so an old flow
 //!   always looks fast and a new one slow, and `L` would freeze. We (1) keep `H_r`/`H_d` equal to
@@ -63,6 +64,7 @@
 //! | `k` | packets | 10 | not given |
 //! | `window` | duration | 1s | not given |
 //! | `ecn` | bool | false | drops |
+//! | `fast_p` | raised \| printed | raised | printed: `T_f·max_p/T_i` (§2.2), prose: raised |
 //!
 //! Probes: `avg`, `fair_rate` (T_f, packets per window-memory), `n_flows`, `loss_rate` (L).
 
@@ -104,6 +106,20 @@ pub struct Params {
     pub window: SimDuration,
     /// Mark ECN-capable packets instead of dropping (early signals only).
     pub ecn: bool,
+    /// raised (fast flows: max_p T_i/T_f, the prose) | printed (max_p T_f/T_i, the formula as
+    /// printed).
+    pub fast_p: FastP,
+}
+
+/// §2.2's fast-flow maximum probability: the reading that raises it (`max_p·T_i/T_f`, the
+/// default, as the prose describes) or the formula as printed (`max_p·T_f/T_i`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FastP {
+    /// `max_pd = min(1, max_p·T_i/T_f)`: a fast flow is dropped more (the prose).
+    Raised,
+    /// `max_pd = max_p·T_f/T_i`: the formula as printed (lowers a fast flow's probability).
+    Printed,
 }
 
 impl Default for Params {
@@ -120,6 +136,7 @@ impl Default for Params {
             k: 10.0,
             window: SimDuration::from_secs(1),
             ecn: false,
+            fast_p: FastP::Raised,
         }
     }
 }
@@ -309,10 +326,12 @@ pub fn classify(hri: u64, hdi: u64, hr: u64, hd: u64, n: usize, p: &Params) -> C
         if li > (1.0 + p.beta) * l {
             return Class::Unresponsive;
         }
-        let max_pd = if tf > 0.0 {
-            (p.max_p * ti / tf).min(1.0)
-        } else {
+        let max_pd = if tf <= 0.0 {
             1.0
+        } else if p.fast_p == FastP::Printed {
+            p.max_p * tf / ti
+        } else {
+            (p.max_p * ti / tf).min(1.0)
         };
         return Class::Fast { max_pd };
     }
@@ -527,6 +546,23 @@ mod tests {
         // A large flow id grows the index.
         l.arrival(1000);
         assert_eq!(l.order(), vec![1000, 2, 4]);
+    }
+
+    #[test]
+    fn printed_fast_p_lowers_a_fast_flows_probability() {
+        let p = Params {
+            fast_p: FastP::Printed,
+            ..Params::default()
+        };
+        // As below: T_f = 22.5, H_ri = 25 is fast; printed max_pd = 0.1·22.5/25 < max_p.
+        match classify(25, 2, 100, 10, 4, &p) {
+            Class::Fast { max_pd } => assert!((max_pd - 0.1 * 22.5 / 25.0).abs() < 1e-12),
+            c => panic!("{c:?}"),
+        }
+        match classify(250, 0, 100, 10, 4, &p) {
+            Class::Fast { max_pd } => assert!((max_pd - 0.1 * 22.5 / 250.0).abs() < 1e-12),
+            c => panic!("{c:?}"),
+        }
     }
 
     #[test]
