@@ -80,7 +80,8 @@ struct Snapshot {
     retransmits: Vec<u64>,
     timeouts: Vec<u64>,
     bottleneck: QdiscStats,
-    bottleneck_tx_bytes: u64,
+    /// Bits serialised by the bottleneck up to the window's opening (`Link::served_bits`).
+    bottleneck_served_bits: u128,
     bottleneck_lost: u64,
     /// A `[topology]` scenario's own links (empty for the dumbbell).
     declared: Vec<LinkSnapshot>,
@@ -89,7 +90,7 @@ struct Snapshot {
 #[derive(Default)]
 struct LinkSnapshot {
     stats: QdiscStats,
-    tx_bytes: u64,
+    served_bits: u128,
     lost: u64,
     queue_area: u128,
 }
@@ -526,13 +527,13 @@ impl Simulator {
                 .map(|f| f.source.tcp_stats().timeouts)
                 .collect(),
             bottleneck: b.qdisc.stats().clone(),
-            bottleneck_tx_bytes: b.tx_bytes,
+            bottleneck_served_bits: b.served_bits(self.now),
             bottleneck_lost: b.lost_on_wire,
             declared: self.links[..self.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
                     stats: l.stats().clone(),
-                    tx_bytes: l.tx_bytes,
+                    served_bits: l.served_bits(self.now),
                     lost: l.lost_on_wire,
                     queue_area: l.queue_area(self.now),
                 })
@@ -709,8 +710,8 @@ impl Simulator {
         }
         drops.insert("link_loss".into(), json!(lost));
         let marks = st.marks() - s0.marks();
-        let utilisation =
-            (b.tx_bytes - self.snapshot.bottleneck_tx_bytes) as f64 * 8.0 / (b.rate_bps as f64 * w);
+        let utilisation = (b.served_bits(self.now) - self.snapshot.bottleneck_served_bits) as f64
+            / (b.rate_bps as f64 * w);
         let in_window: Vec<f64> = self
             .series
             .t
@@ -815,7 +816,7 @@ impl Simulator {
                     "link": role_name(&l.role),
                     "qdisc": self.net.topology.links[i].qdisc.kind(),
                     "rate_bps": l.rate_bps,
-                    "utilisation": (l.tx_bytes - s0.tx_bytes) as f64 * 8.0 / (l.rate_bps as f64 * w),
+                    "utilisation": (l.served_bits(self.now) - s0.served_bits) as f64 / (l.rate_bps as f64 * w),
                     "arrivals": arrivals,
                     "departures": st.dequeued - s0.stats.dequeued,
                     "drops": drops,
