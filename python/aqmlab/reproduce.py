@@ -180,10 +180,12 @@ class Report:
         for stem, fig in self._figures.items():
             plots.save(fig, figures_dir / f"{stem}.png")
         self._figures = {}
-        (out_dir / "report.md").write_text(self.markdown(), encoding="utf-8")
-        (out_dir / "report.html").write_text(self.html(figures_dir), encoding="utf-8")
+        from aqmlab.output import write_text_atomic
+
+        write_text_atomic(out_dir / "report.md", self.markdown())
+        write_text_atomic(out_dir / "report.html", self.html(figures_dir))
         claims = [c.__dict__ for c in self.claims]
-        (out_dir / "claims.json").write_text(json.dumps(claims, indent=2), encoding="utf-8")
+        write_text_atomic(out_dir / "claims.json", json.dumps(claims, indent=2))
 
 
 @dataclass
@@ -204,8 +206,13 @@ def reproduce(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = True,
+    client: Any = None,
+    force: bool = False,
 ) -> Outcome:
-    """Runs a reproduction's points (cached) and writes its report; raises if a point failed."""
+    """Runs a reproduction's points (cached) and writes its report; raises if a point failed.
+
+    ``scheduler``/``client``: a Dask scheduler address or ``distributed.Client``; ``force``:
+    write into ``out_dir`` even if aqmlab did not write it (see :mod:`aqmlab.output`)."""
     if isinstance(repro, str):
         from aqmlab.papers import REPRODUCTIONS
 
@@ -216,7 +223,14 @@ def reproduce(
     t0 = time.perf_counter()
     pts = repro.points(quick)
     runs = run_points(
-        pts, out, workers=workers, scheduler=scheduler, progress=progress, on_error="raise"
+        pts,
+        out,
+        workers=workers,
+        scheduler=scheduler,
+        client=client,
+        progress=progress,
+        on_error="raise",
+        force=force,
     )
     t_runs = time.perf_counter() - t0
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)

@@ -102,6 +102,19 @@ pub fn replay(
             "a positive rate in bit/s",
         ));
     }
+    // A uniform outside [0, 1) (NaN, 2.0, -0.5) would silently bias every decision it meets.
+    if let Some((i, u)) = uniforms
+        .iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, u)| !(0.0..1.0).contains(*u))
+    {
+        return Err(ScenarioError::new(
+            format!("uniforms.{i}"),
+            u.to_string(),
+            "a number in [0, 1)",
+        ));
+    }
     let n_flows = events
         .iter()
         .filter_map(|e| match e {

@@ -47,3 +47,45 @@ fn green_tcp_after_a_light_period_lets_a_new_flow_fill_the_link() {
         .expect("alpha probe");
     assert!(alpha.is_finite() && alpha <= 2.0, "alpha reached {alpha}");
 }
+
+#[test]
+fn nanosecond_timer_periods_are_rejected_with_their_key() {
+    let base = "duration = \"5s\"\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n";
+    for (extra, path) in [
+        (
+            "qdisc = { kind = \"rem\", update_time = \"1ns\" }\n[[flows]]\n",
+            "bottleneck.qdisc.update_time",
+        ),
+        (
+            "qdisc = { kind = \"green_tcp\", window = \"999ns\" }\n[[flows]]\n",
+            "bottleneck.qdisc.window",
+        ),
+        (
+            "qdisc = { kind = \"green_rate\", delta_t = \"1ns\" }\n[[flows]]\n",
+            "bottleneck.qdisc.delta_t",
+        ),
+        (
+            "[[flows]]\ntcp = { min_rto = \"1ns\", max_rto = \"1ns\" }\n",
+            "flows.0.tcp.max_rto",
+        ),
+        (
+            "[[flows]]\ntcp = { clock_granularity = \"1ns\" }\n",
+            "flows.0.tcp.clock_granularity",
+        ),
+        (
+            "[[flows]]\ntcp = { initial_rto = \"1ns\" }\n",
+            "flows.0.tcp.initial_rto",
+        ),
+    ] {
+        let e = aqmlab_core::scenario::Scenario::from_toml_str(&format!("{base}{extra}"))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {extra}"));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.allowed.contains("1us"), "{e}");
+    }
+    // 1 us itself is allowed.
+    aqmlab_core::scenario::Scenario::from_toml_str(&format!(
+        "{base}qdisc = {{ kind = \"rem\", update_time = \"1us\" }}\n[[flows]]\n"
+    ))
+    .unwrap();
+}

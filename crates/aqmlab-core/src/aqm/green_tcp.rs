@@ -525,10 +525,10 @@ impl AlgorithmParams for Params {
             "a positive number (paper: 1.31)",
         )?;
         check(
-            self.window > SimDuration::ZERO,
+            self.window >= crate::time::MIN_TIMER_PERIOD,
             "window",
             self.window,
-            "a positive duration such as \"1s\"",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
             self.alpha_decrease > 0.0 && self.alpha_decrease < 1.0,

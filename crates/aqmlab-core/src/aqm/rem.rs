@@ -322,10 +322,10 @@ impl AlgorithmParams for Params {
             "a non-negative number of packets",
         )?;
         check(
-            self.update_time > SimDuration::ZERO,
+            self.update_time >= crate::time::MIN_TIMER_PERIOD,
             "update_time",
             self.update_time,
-            "a positive duration such as \"2ms\"",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
             self.in_weight > 0.0 && self.in_weight <= 1.0,
