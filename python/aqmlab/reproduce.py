@@ -33,11 +33,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PAPERS_DIR = Path(__file__).resolve().parent / "papers"
-#: Where ``scenarios/papers/<id>/`` lives: ``$AQMLAB_SCENARIOS`` or the repository's
-#: ``scenarios/`` beside the ``python/`` source tree.
-SCENARIOS_DIR = Path(
-    os.environ.get("AQMLAB_SCENARIOS", Path(__file__).resolve().parents[2] / "scenarios")
-)
+#: Where ``papers/<id>/*.toml`` lives: ``$AQMLAB_SCENARIOS``, else the package's own copy,
+#: ``aqmlab/data/papers`` (in the repository a link to ``scenarios/papers``, which the wheel
+#: ships as files), so ``aqmlab reproduce`` works from an installed wheel.
+SCENARIOS_DIR = Path(os.environ.get("AQMLAB_SCENARIOS", Path(__file__).parent / "data"))
 
 
 @runtime_checkable

@@ -100,7 +100,9 @@ def parse_value(text: str) -> Any:
     except tomllib.TOMLDecodeError:
         return text
     except RecursionError:
-        raise scenario_error(text[:40], "nested too deeply", f"at most {MAX_DEPTH} levels") from None
+        raise scenario_error(
+            text[:40], "nested too deeply", f"at most {MAX_DEPTH} levels"
+        ) from None
     _check_depth(value, text[:40])
     return value
 
