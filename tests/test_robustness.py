@@ -362,3 +362,11 @@ def test_sigkill_of_the_sweep_process_takes_its_workers_down(tmp_path: Path):
     for w in left:
         os.kill(w, signal.SIGKILL)
     assert not left, f"workers {left} outlived the sweep"
+
+
+def test_invariant_errors_survive_pickling_from_workers():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(InvariantError("r1", "utilisation", 7.0, "in [0, 1]")))
+    assert (e.run, e.path, e.value) == ("r1", "utilisation", 7.0)
+    assert str(e) == "run r1: utilisation: 7.0 (in [0, 1])"

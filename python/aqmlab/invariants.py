@@ -17,6 +17,7 @@ key, the value and what was expected. The checks:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,17 +35,21 @@ class InvariantError(ValueError):
         self.value = value
         self.expected = expected
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str, Any, str]]:
+        # Raised in process-pool and Dask workers: must survive pickling with its fields.
+        return (type(self), (self.run, self.path, self.value, self.expected))
+
 
 def _number(run: str, path: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
         raise InvariantError(run, path, v, "a finite number")
     return float(v)
 
 
 def _count(run: str, path: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
         raise InvariantError(run, path, v, "an integer count >= 0")
-    return v
+    return int(v)
 
 
 def _within(run: str, path: str, v: Any, lo: float, hi: float) -> float:
