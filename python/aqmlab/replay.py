@@ -38,6 +38,7 @@ _DEQ = {"dequeue", "deq", "d", "-"}
 
 #: Largest time the core's integer nanoseconds hold (u64 ns, kept well inside i64 too).
 _MAX_T_NS = 2**63 - 1
+_MAX_T_S = 9.2e9  # seconds: just below 2^63 ns
 _U32 = 2**32 - 1
 
 
@@ -46,11 +47,23 @@ _U32 = 2**32 - 1
 
 def _int(v: Any, where: str, lo: int, hi: int, allowed: str) -> int:
     """An integer in [lo, hi] (floats only when integral, never bools)."""
-    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= int(v) <= hi:
+    iv = _as_int(v, lo, hi)
+    if iv is None:
         raise scenario_error(where, _show(v), allowed)
-    return int(v)
+    return iv
+
+
+def _as_int(v: Any, lo: int, hi: int) -> int | None:
+    t = type(v)
+    if t is int:  # the common case first: this runs once per event
+        return v if lo <= v <= hi else None
+    if t is bool:
+        return None
+    if isinstance(v, float):
+        return int(v) if v.is_integer() and lo <= v <= hi else None
+    if isinstance(v, numbers.Integral):
+        return int(v) if lo <= int(v) <= hi else None
+    return None
 
 
 def _show(v: Any) -> str:
@@ -58,17 +71,21 @@ def _show(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _t_ns(t: Any, where: str) -> int:
+def _t_ns(t: Any, where: Any) -> int:
+    """Seconds to integer nanoseconds; ``where`` is the key path, or a callable making it
+    (built only for an error: this runs once per event)."""
+    if (type(t) is float or type(t) is int) and 0 <= t < _MAX_T_S:
+        return round(t * 1e9)
+    path = where() if callable(where) else where
     allowed = "a finite number of seconds >= 0"
     if isinstance(t, bool) or not isinstance(t, numbers.Real):
-        raise scenario_error(where, _show(t), allowed)
+        raise scenario_error(path, _show(t), allowed)
     x = float(t)
     if not math.isfinite(x) or x < 0:
-        raise scenario_error(where, _show(t), allowed)
-    ns = round(x * 1e9)
-    if ns > _MAX_T_NS:
-        raise scenario_error(where, _show(t), f"{allowed} and <= {_MAX_T_NS / 1e9:.3e}")
-    return ns
+        raise scenario_error(path, _show(t), allowed)
+    if x >= _MAX_T_S:
+        raise scenario_error(path, _show(t), f"{allowed} and < {_MAX_T_S:.3e}")
+    return round(x * 1e9)
 
 
 def _bool(v: Any, where: str) -> bool:
@@ -84,6 +101,9 @@ def _uniforms(uniforms: Any) -> list[float] | None:
         raise scenario_error("uniforms", _show(uniforms), "a list of numbers in [0, 1)")
     out: list[float] = []
     for i, u in enumerate(uniforms):
+        if type(u) is float and 0.0 <= u < 1.0:
+            out.append(u)
+            continue
         if isinstance(u, bool) or not isinstance(u, numbers.Real) or not 0.0 <= float(u) < 1.0:
             raise scenario_error(f"uniforms.{i}", _show(u), "a number in [0, 1)")
         out.append(float(u))
@@ -102,8 +122,8 @@ def _columns(events: Any, default_size: int) -> _Columns:
     flow: list[int] = []
     ecn: list[bool] = []
     for i, ev in enumerate(events):
-        where = f"events.{i}"
         if isinstance(ev, Mapping):
+            where = f"events.{i}"
             unknown = set(ev) - {"op", "t", "t_ns", "size", "flow", "ecn"}
             if unknown:
                 keys = ", ".join(sorted(map(str, unknown)))
@@ -114,36 +134,44 @@ def _columns(events: Any, default_size: int) -> _Columns:
             else:
                 t = _t_ns(ev.get("t"), where + ".t")
             args = (ev.get("size", default_size), ev.get("flow", 0), ev.get("ecn", False))
-        elif isinstance(ev, Sequence) and not isinstance(ev, (str, bytes)):
-            if not 2 <= len(ev) <= 5:
-                raise scenario_error(
-                    where, _show(ev), "(op, t_s[, size[, flow[, ecn]]]) or ('dequeue', t_s)"
-                )
-            op, t = ev[0], _t_ns(ev[1], where + ".t")
+        elif isinstance(ev, (tuple, list)) and 2 <= len(ev) <= 5:
+            op, t = ev[0], _t_ns(ev[1], lambda i=i: f"events.{i}.t")
+            n = len(ev)
             args = (
-                ev[2] if len(ev) > 2 else default_size,
-                ev[3] if len(ev) > 3 else 0,
-                ev[4] if len(ev) > 4 else False,
+                ev[2] if n > 2 else default_size,
+                ev[3] if n > 3 else 0,
+                ev[4] if n > 4 else False,
+            )
+        elif isinstance(ev, Sequence) and not isinstance(ev, (str, bytes)):
+            raise scenario_error(
+                f"events.{i}", _show(ev), "(op, t_s[, size[, flow[, ecn]]]) or ('dequeue', t_s)"
             )
         else:
-            raise scenario_error(where, _show(ev), "a tuple (op, t_s, ...) or a dict")
-        if isinstance(op, str) and op in _ENQ:
+            raise scenario_error(f"events.{i}", _show(ev), "a tuple (op, t_s, ...) or a dict")
+        if op in _ENQ if type(op) is str else False:
+            s_ = _as_int(args[0], 1, _U32)
+            f_ = _as_int(args[1], 0, _U32)
+            e_ = args[2]
+            if s_ is None:
+                _int(args[0], f"events.{i}.size", 1, _U32, "a packet size in bytes, 1..2^32-1")
+            if f_ is None:
+                _int(args[1], f"events.{i}.flow", 0, _U32, "a flow id, an integer 0..2^32-1")
+            if type(e_) is not bool:
+                e_ = _bool(e_, f"events.{i}.ecn")
             enq.append(True)
-            size.append(
-                _int(args[0], where + ".size", 1, _U32, "a packet size in bytes, 1..2^32-1")
-            )
-            flow.append(_int(args[1], where + ".flow", 0, _U32, "a flow id, an integer 0..2^32-1"))
-            ecn.append(_bool(args[2], where + ".ecn"))
-        elif isinstance(op, str) and op in _DEQ:
+            size.append(s_)  # type: ignore[arg-type]
+            flow.append(f_)  # type: ignore[arg-type]
+            ecn.append(e_)
+        elif op in _DEQ if type(op) is str else False:
             enq.append(False)
             size.append(0)
             flow.append(0)
             ecn.append(False)
         else:
-            raise scenario_error(where + ".op", _show(op), "'enqueue' or 'dequeue'")
+            raise scenario_error(f"events.{i}.op", _show(op), "'enqueue' or 'dequeue'")
         if t_ns and t < t_ns[-1]:
             raise scenario_error(
-                where + ".t",
+                f"events.{i}.t",
                 f"{t / 1e9!r}",
                 f"a time not before the previous event's ({t_ns[-1] / 1e9!r} s)",
             )
