@@ -8,9 +8,12 @@ algorithm, plus hostile replay arguments. Prints the figures and exits 1 on any 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import random
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,25 +40,45 @@ def scenario_campaign(n: int, run_every: int, seed: int, tally: cases.Tally) -> 
                 cases.check_run(short, tally, f"scenario case {i} ({name}) run")
 
 
-def replay_campaign(events_per_kind: int, seed: int, tally: cases.Tally) -> dict[str, float]:
-    rng = random.Random(seed)
+def replay_kind(kind: str, events_per_kind: int, seed: int) -> tuple[cases.Tally, float]:
+    """One algorithm's share of the replay campaign (run in a worker process)."""
+    rng = random.Random(f"{seed}-{kind}")
+    tally = cases.Tally()
+    t0 = time.perf_counter()
+    done = 0
+    call = 0
+    while done < events_per_kind:
+        n = min(rng.choice([10, 100, 1000, 20000]), events_per_kind - done)
+        events, _ = cases.random_events(rng, n)
+        uniforms = None
+        if rng.random() < 0.3:
+            uniforms = [rng.random() for _ in range(rng.choice([0, n // 2, 3 * n]))]
+        cases.check_replay(kind, events, tally, f"replay {kind} call {call}", uniforms=uniforms)
+        done += n
+        call += 1
+        if rng.random() < 0.3:
+            cases.check_hostile_replay(kind, rng, tally)
+    return tally, time.perf_counter() - t0
+
+
+def replay_campaign(
+    events_per_kind: int, seed: int, tally: cases.Tally, jobs: int
+) -> dict[str, float]:
     seconds: dict[str, float] = {}
-    for kind in cases.kinds():
-        t0 = time.perf_counter()
-        done = 0
-        call = 0
-        while done < events_per_kind:
-            n = min(rng.choice([10, 100, 1000, 20000]), events_per_kind - done)
-            events, _ = cases.random_events(rng, n)
-            uniforms = None
-            if rng.random() < 0.3:
-                uniforms = [rng.random() for _ in range(rng.choice([0, n // 2, 3 * n]))]
-            cases.check_replay(kind, events, tally, f"replay {kind} call {call}", uniforms=uniforms)
-            done += n
-            call += 1
-            if rng.random() < 0.3:
-                cases.check_hostile_replay(kind, rng, tally)
-        seconds[kind] = time.perf_counter() - t0
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = {k: pool.submit(replay_kind, k, events_per_kind, seed) for k in cases.kinds()}
+        for kind, fut in futures.items():
+            part, secs = fut.result()
+            seconds[kind] = secs
+            tally.cases += part.cases
+            tally.events += part.events
+            tally.failures += part.failures
+            print(
+                f"  {kind}: {part.events} events, {part.cases} hostile calls, "
+                f"{len(part.failures)} failures, {secs:.0f} s",
+                flush=True,
+            )
     return seconds
 
 
@@ -65,13 +88,14 @@ def main() -> int:
     ap.add_argument("--run-every", type=int, default=25)
     ap.add_argument("--replay-events", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="replay processes")
     args = ap.parse_args()
     t0 = time.perf_counter()
     tally = cases.Tally()
     scenario_campaign(args.scenarios, args.run_every, args.seed, tally)
     t_scen = time.perf_counter() - t0
     scen = (tally.cases, tally.accepted, tally.rejected, tally.runs)
-    per_kind = replay_campaign(args.replay_events, args.seed, tally)
+    per_kind = replay_campaign(args.replay_events, args.seed, tally, args.jobs)
     total = time.perf_counter() - t0
     print(
         f"scenario cases: {scen[0]} ({scen[1]} accepted, {scen[2]} rejected), "
@@ -80,7 +104,7 @@ def main() -> int:
     print(
         f"replay: {tally.events} events over {len(per_kind)} algorithms "
         f"({args.replay_events} each), {tally.cases - scen[0]} hostile calls; "
-        f"{sum(per_kind.values()):.0f} s"
+        f"{sum(per_kind.values()):.0f} s of worker time over {args.jobs} processes"
     )
     print(f"total {total:.0f} s; failures: {len(tally.failures)}")
     for f in tally.failures[:50]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -132,14 +133,38 @@ def _delete(doc: Any, path: str) -> None:
         del node[last]
 
 
+_UNIT = re.compile(r"^(-?[0-9.]+(?:e-?[0-9]+)?)\s*([A-Za-z]+)$")
+
+
+def plausible(value: Any, rng: random.Random) -> Any:
+    """A nearby value of the same kind: numbers scaled, unit strings rescaled, booleans flipped
+    (what a user tuning a scenario writes, often valid, sometimes just out of range)."""
+    factor = rng.choice([0.0, 0.1, 0.5, 0.9, 1.1, 2.0, 10.0, 1000.0])
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return rng.choice([value + 1, max(value - 1, 0), int(value * factor), -value])
+    if isinstance(value, float):
+        return value * factor if rng.random() < 0.9 else -value
+    if isinstance(value, str):
+        m = _UNIT.match(value)
+        if m:
+            return f"{float(m.group(1)) * factor:g}{m.group(2)}"
+    return value
+
+
 def mutate(doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """One to four random mutations of a scenario document (a deep copy)."""
+    """One to four random mutations of a scenario document (a deep copy): half plausible
+    (:func:`plausible`), half hostile."""
     out: dict[str, Any] = sc._deep_copy(doc)
     for _ in range(rng.randint(1, 4)):
         paths = list(_paths(out))
         if not paths:
             break
         path, value = rng.choice(paths)
+        if rng.random() < 0.5:
+            _set(out, path, plausible(value, rng))
+            continue
         r = rng.random()
         if r < 0.5:
             _set(out, path, rng.choice(HOSTILE))

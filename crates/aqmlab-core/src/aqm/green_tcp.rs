@@ -159,7 +159,7 @@ pub fn drop_probability(
         return 0.0;
     }
     let denom = alpha * link_bytes_per_s * rtt_s;
-    if !(denom > 0.0) {
+    if denom.is_nan() || denom <= 0.0 {
         return 1.0;
     }
     // An infinite denominator gives x = 0, p = 0 (no early drops), never p = 1.
@@ -182,7 +182,7 @@ pub fn alpha_step(
     target: f64,
     n_flows: f64,
 ) -> f64 {
-    if !(n_flows > 0.0) {
+    if n_flows.is_nan() || n_flows <= 0.0 {
         return alpha;
     }
     let cap = n_flows.max(1.0);
