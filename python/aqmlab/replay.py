@@ -126,22 +126,24 @@ def _columns(events: Any, default_size: int) -> _Columns:
             where = f"events.{i}"
             unknown = set(ev) - {"op", "t", "t_ns", "size", "flow", "ecn"}
             if unknown:
-                keys = ", ".join(sorted(map(str, unknown)))
-                raise scenario_error(where, keys, "keys op, t (or t_ns), size, flow, ecn")
+                names = ", ".join(sorted(map(str, unknown)))
+                raise scenario_error(where, names, "keys op, t (or t_ns), size, flow, ecn")
             op = ev.get("op")
             if "t_ns" in ev:
                 t = _int(ev["t_ns"], where + ".t_ns", 0, _MAX_T_NS, "integer nanoseconds >= 0")
             else:
                 t = _t_ns(ev.get("t"), where + ".t")
             args = (ev.get("size", default_size), ev.get("flow", 0), ev.get("ecn", False))
+            keys = ("size", "flow", "ecn", "t")
         elif isinstance(ev, (tuple, list)) and 2 <= len(ev) <= 5:
-            op, t = ev[0], _t_ns(ev[1], lambda i=i: f"events.{i}.t")
+            op, t = ev[0], _t_ns(ev[1], lambda i=i: f"events.{i}.1")
             n = len(ev)
             args = (
                 ev[2] if n > 2 else default_size,
                 ev[3] if n > 3 else 0,
                 ev[4] if n > 4 else False,
             )
+            keys = ("2", "3", "4", "1")
         elif isinstance(ev, Sequence) and not isinstance(ev, (str, bytes)):
             raise scenario_error(
                 f"events.{i}", _show(ev), "(op, t_s[, size[, flow[, ecn]]]) or ('dequeue', t_s)"
@@ -153,11 +155,11 @@ def _columns(events: Any, default_size: int) -> _Columns:
             f_ = _as_int(args[1], 0, _U32)
             e_ = args[2]
             if s_ is None:
-                _int(args[0], f"events.{i}.size", 1, _U32, "a packet size in bytes, 1..2^32-1")
+                _int(args[0], f"events.{i}.{keys[0]}", 1, _U32, "a packet size in bytes, 1..2^32-1")
             if f_ is None:
-                _int(args[1], f"events.{i}.flow", 0, _U32, "a flow id, an integer 0..2^32-1")
+                _int(args[1], f"events.{i}.{keys[1]}", 0, _U32, "a flow id, an integer 0..2^32-1")
             if type(e_) is not bool:
-                e_ = _bool(e_, f"events.{i}.ecn")
+                e_ = _bool(e_, f"events.{i}.{keys[2]}")
             enq.append(True)
             size.append(s_)  # type: ignore[arg-type]
             flow.append(f_)  # type: ignore[arg-type]
@@ -171,7 +173,7 @@ def _columns(events: Any, default_size: int) -> _Columns:
             raise scenario_error(f"events.{i}.op", _show(op), "'enqueue' or 'dequeue'")
         if t_ns and t < t_ns[-1]:
             raise scenario_error(
-                f"events.{i}.t",
+                f"events.{i}.{keys[3]}",
                 f"{t / 1e9!r}",
                 f"a time not before the previous event's ({t_ns[-1] / 1e9!r} s)",
             )
@@ -199,8 +201,9 @@ def replay(
     packets (int) or a size string (``"150KB"``).
 
     Every argument passes one gate before the core sees it: a bad value raises
-    :class:`aqmlab.ScenarioError` naming its path (``events.3.t: inf (a finite number of
-    seconds >= 0)``, ``uniforms.0: nan (a number in [0, 1))``), never a ``TypeError`` or
+    :class:`aqmlab.ScenarioError` naming its path (``events.3.1: inf (a finite number of
+    seconds >= 0)`` for the time of a tuple event, ``events.3.t`` of a dict event,
+    ``uniforms.0: nan (a number in [0, 1))``), never a ``TypeError`` or
     ``OverflowError``.
     """
     if isinstance(qdisc, str):
