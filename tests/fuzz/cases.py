@@ -118,6 +118,7 @@ def _parent(doc: Any, path: str) -> tuple[Any, str]:
 
 
 def _set(doc: Any, path: str, value: Any) -> None:
+    value = sc._deep_copy(value)  # never share (or later mutate) HOSTILE's objects
     node, last = _parent(doc, path)
     if isinstance(node, list):
         node[int(last)] = value
@@ -173,7 +174,8 @@ def mutate(doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         elif r < 0.7:
             node, _ = _parent(out, path)
             if isinstance(node, dict):
-                node[rng.choice(["bogus", "Rate", "kind", "count", "qdisc"])] = rng.choice(HOSTILE)
+                key = rng.choice(["bogus", "Rate", "kind", "count", "qdisc"])
+                node[key] = sc._deep_copy(rng.choice(HOSTILE))
         elif r < 0.8 and isinstance(value, dict):
             _set(out, path, list(value.values()))  # a table given positionally
         elif r < 0.9 and isinstance(value, list):
