@@ -17,6 +17,7 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ class Results:
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_core(cls, raw: dict[str, Any], *, name: str) -> Results:
+    def from_core(cls, raw: Mapping[str, Any], *, name: str) -> Results:
         """Wraps the core's output, after checking its invariants (:mod:`aqmlab.invariants`:
         raises :class:`~aqmlab.invariants.InvariantError` naming the run)."""
         from aqmlab import invariants
@@ -69,6 +70,12 @@ class Results:
         if self._summary is None:
             self._summary = json.loads(self.summary_json)
         return self._summary
+
+    def _repr_html_(self) -> str:
+        """Notebook display: headline numbers and a small queue plot (see aqmlab.notebook)."""
+        from aqmlab import notebook
+
+        return notebook.results_html(self)
 
     def table(self, name: str) -> pa.Table:
         if name not in TABLES:
