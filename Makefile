@@ -14,11 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-<<<<<<< HEAD
-.PHONY: help setup demo test test-rust test-py bench lint fmt clean wheel fuzz
-=======
-.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean
->>>>>>> main
+.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean wheel fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -53,7 +49,6 @@ test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
 bench: ## whole-run benchmark (release build of the core)
 	$(CARGO) run --release -p aqmlab-core --example bench
 
-<<<<<<< HEAD
 # A portable wheel: manylinux2014 (glibc 2.17) through zig as the linker, built with the `wheel`
 # profile (release, no debug info, stripped). ziglang comes from PyPI into .venv.
 wheel: $(VENV)/.deps ## build a portable (manylinux2014), stripped wheel into dist/
@@ -65,10 +60,7 @@ wheel: $(VENV)/.deps ## build a portable (manylinux2014), stripped wheel into di
 fuzz: setup ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events per algorithm
 	$(PY) tests/fuzz/campaign.py --scenarios 10000 --run-every 25 --replay-events 1000000
 
-lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check
-=======
 lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
->>>>>>> main
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests
