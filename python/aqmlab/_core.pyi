@@ -13,6 +13,7 @@ import numpy.typing as npt
 __all__ = [
     "ScenarioError",
     "algorithms",
+    "metrics",
     "replay",
     "run",
     "schema_json",
