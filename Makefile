@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean
+.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean wheel fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -49,6 +49,17 @@ test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
 bench: ## whole-run benchmark (release build of the core)
 	$(CARGO) run --release -p aqmlab-core --example bench
 
+# A portable wheel: manylinux2014 (glibc 2.17) through zig as the linker, built with the `wheel`
+# profile (release, no debug info, stripped). ziglang comes from PyPI into .venv.
+wheel: $(VENV)/.deps ## build a portable (manylinux2014), stripped wheel into dist/
+	$(PY) -c "import ziglang" 2>/dev/null || $(PY) -m pip install --quiet "ziglang>=0.13"
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/maturin build --profile wheel \
+		--compatibility manylinux2014 --zig --out dist
+	@ls -l dist/*.whl
+
+fuzz: setup ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events per algorithm
+	$(PY) tests/fuzz/campaign.py --scenarios 10000 --run-every 25 --replay-events 1000000
+
 lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -65,5 +76,5 @@ fmt: setup ## format Rust and Python sources
 	$(VENV)/bin/ruff check --fix python tests
 
 clean: ## remove .venv, build outputs and results/
-	rm -rf $(VENV) target results .pytest_cache .ruff_cache python/aqmlab/_core*.so
+	rm -rf $(VENV) target results dist .pytest_cache .ruff_cache .hypothesis python/aqmlab/_core*.so
 	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,14 @@ import aqmlab
 from aqmlab import scenario as sc
 from conftest import ROOT, kinds
 
-FILES = sorted((ROOT / "scenarios").rglob("*.toml"))
+# os.walk with followlinks: scenarios/papers is a link to the package's copy (aqmlab/data/papers),
+# which pathlib's rglob does not enter before Python 3.13.
+FILES = sorted(
+    Path(d, f)
+    for d, _, files in os.walk(ROOT / "scenarios", followlinks=True)
+    for f in files
+    if f.endswith(".toml")
+)
 
 
 def _assert_built(path: Path) -> None:

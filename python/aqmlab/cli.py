@@ -10,7 +10,10 @@
     aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
-with status 2, writing no result files.
+with status 2, writing no result files. ``--out`` follows :mod:`aqmlab.output`: an existing file
+or a directory aqmlab did not write is refused unless ``--force``, and an unwritable one is
+refused before anything runs. A run whose results break an invariant (:mod:`aqmlab.invariants`)
+prints one line naming the run and exits with status 1.
 """
 
 from __future__ import annotations
@@ -22,10 +25,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aqmlab import __version__, api
+from aqmlab import __version__, api, output
 from aqmlab._core import ScenarioError
+from aqmlab.invariants import InvariantError
 
 EXIT_USAGE = 2
+EXIT_FAILED = 1
+
+
+def _add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --out even if it is a file or a directory aqmlab did not write",
+    )
 
 
 def _add_scenario_options(p: argparse.ArgumentParser) -> None:
@@ -57,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print only the summary JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    _add_force(p)
 
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
@@ -85,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, help="runs in parallel (default: cores)")
     p.add_argument("--json", action="store_true", help="print the comparison table as JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    _add_force(p)
 
     p = sub.add_parser("sweep", help="run a grid of scenario variants in parallel, cached")
     p.add_argument("sweep", type=Path, metavar="SWEEP.toml")
@@ -92,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None, help="output directory (default: results/sweeps/<stem>)"
     )
     _add_pool_options(p)
+    _add_force(p)
     p.add_argument("--dry-run", action="store_true", help="list the points, run nothing")
 
     p = sub.add_parser("plot", help="plot a metric of a sweep against one of its axes")
@@ -110,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None, help="output directory (default: results/reproduce/ID)"
     )
     _add_pool_options(p)
+    _add_force(p)
     return parser
 
 
@@ -126,6 +143,7 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    output.terminate_gracefully()
     try:
         if args.command == "run":
             return cmd_run(args)
@@ -149,6 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except InvariantError as e:
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as e:  # the disk filled up, a directory vanished mid-write, ...
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -156,9 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    res = api.run(args.scenario, set=args.overrides, seed=args.seed)
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
-    res.write(out, plots=not args.no_plots)
+    output.check_destination(out, force=args.force)
+    res = api.run(args.scenario, set=args.overrides, seed=args.seed)
+    res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
         sys.stdout.write(res.summary_json.rstrip("\n") + "\n")
         return 0
@@ -213,6 +239,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out=args.out,
         jobs=args.jobs,
         plots=not args.no_plots,
+        force=args.force,
     )
     if args.json:
         rows: list[dict[str, Any]] = table.to_dict(orient="records")
@@ -237,6 +264,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         progress=not args.no_progress,
+        force=args.force,
     )
     from aqmlab import pages
 
@@ -303,6 +331,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         progress=not args.no_progress,
+        force=args.force,
     )
     for r in outcome.report.results:
         print(f"[{r.verdict}] {r.claim.where}: {r.claim.quote}")

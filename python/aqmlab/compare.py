@@ -66,12 +66,19 @@ def compare(
     out: str | Path | None = None,
     jobs: int | None = None,
     plots: bool = True,
+    force: bool = False,
 ) -> tuple[pd.DataFrame, dict[str, Results]]:
     """Runs every scenario (the same overrides and seed applied to each) and returns the
     comparison table and the results by run name. With ``out``, writes everything there.
 
-    Every scenario is validated before any runs, so a typo in the last file fails fast.
+    Every scenario is validated, and ``out`` checked (:mod:`aqmlab.output`; ``force``
+    replaces a destination aqmlab did not write), before any runs, so a typo in the last file
+    or an unwritable ``out`` fails fast.
     """
+    from aqmlab import output
+
+    if out is not None:
+        output.check_destination(out, force=force)
     names = _unique_names(scenarios)
     # A one-shot iterable of overrides must serve every scenario.
     overrides = set if set is None or isinstance(set, (str, Mapping)) else list(set)
@@ -89,19 +96,22 @@ def compare(
 
 
 def write(out: Path, table: pd.DataFrame, results: dict[str, Results], *, plots: bool) -> None:
-    """Writes each run under ``out/<run>/`` and the comparison files into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name, res in results.items():
-        res.write(out / name, plots=plots)
-    table.to_csv(out / "comparison.csv", index=False)
-    (out / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
-    if plots:
-        from aqmlab import plots as _plots
+    """Writes each run under ``out/<run>/`` and the comparison files into ``out``, all at once
+    (a temporary directory renamed into place: see :mod:`aqmlab.output`)."""
+    from aqmlab import output
 
-        flows = {n: r.flows.to_pandas() for n, r in results.items()}
-        fig = _plots.comparison(table, flows, title="aqmlab comparison")
-        _plots.save(fig, out / "comparison.png")
-    (out / "report.html").write_text(pages.comparison_page(table, out), encoding="utf-8")
+    with output.atomic_dir(out) as tmp:
+        for name, res in results.items():
+            res.write(tmp / name, plots=plots)
+        table.to_csv(tmp / "comparison.csv", index=False)
+        (tmp / "comparison.md").write_text(to_markdown(table), encoding="utf-8")
+        if plots:
+            from aqmlab import plots as _plots
+
+            flows = {n: r.flows.to_pandas() for n, r in results.items()}
+            fig = _plots.comparison(table, flows, title="aqmlab comparison")
+            _plots.save(fig, tmp / "comparison.png")
+        (tmp / "report.html").write_text(pages.comparison_page(table, tmp), encoding="utf-8")
 
 
 def to_markdown(table: pd.DataFrame) -> str:

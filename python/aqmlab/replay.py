@@ -18,6 +18,8 @@ or None), ``packet`` (arrival index of the packet enqueued or dequeued), ``qlen_
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -34,51 +36,147 @@ Event = Sequence[Any] | Mapping[str, Any]
 _ENQ = {"enqueue", "enq", "e", "+"}
 _DEQ = {"dequeue", "deq", "d", "-"}
 
+#: Largest time the core's integer nanoseconds hold (u64 ns, kept well inside i64 too).
+_MAX_T_NS = 2**63 - 1
+_MAX_T_S = 9.2e9  # seconds: just below 2^63 ns
+_U32 = 2**32 - 1
 
-def _t_ns(t: Any, where: str) -> int:
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0:
-        raise scenario_error(where, repr(t), "a time in seconds >= 0")
-    return round(t * 1e9)
+
+# -- the input gate: every argument checked here, errors shaped like the schema's -------------
+
+
+def _int(v: Any, where: str, lo: int, hi: int, allowed: str) -> int:
+    """An integer in [lo, hi] (floats only when integral, never bools)."""
+    iv = _as_int(v, lo, hi)
+    if iv is None:
+        raise scenario_error(where, _show(v), allowed)
+    return iv
+
+
+def _as_int(v: Any, lo: int, hi: int) -> int | None:
+    t = type(v)
+    if t is int:  # the common case first: this runs once per event
+        return v if lo <= v <= hi else None
+    if t is bool:
+        return None
+    if isinstance(v, float):
+        return int(v) if v.is_integer() and lo <= v <= hi else None
+    if isinstance(v, numbers.Integral):
+        return int(v) if lo <= int(v) <= hi else None
+    return None
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _t_ns(t: Any, where: Any) -> int:
+    """Seconds to integer nanoseconds; ``where`` is the key path, or a callable making it
+    (built only for an error: this runs once per event)."""
+    if (type(t) is float or type(t) is int) and 0 <= t < _MAX_T_S:
+        return round(t * 1e9)
+    path = where() if callable(where) else where
+    allowed = "a finite number of seconds >= 0"
+    if isinstance(t, bool) or not isinstance(t, numbers.Real):
+        raise scenario_error(path, _show(t), allowed)
+    x = float(t)
+    if not math.isfinite(x) or x < 0:
+        raise scenario_error(path, _show(t), allowed)
+    if x >= _MAX_T_S:
+        raise scenario_error(path, _show(t), f"{allowed} and < {_MAX_T_S:.3e}")
+    return round(x * 1e9)
+
+
+def _bool(v: Any, where: str) -> bool:
+    if isinstance(v, bool) or (isinstance(v, numbers.Integral) and int(v) in (0, 1)):
+        return bool(v)
+    raise scenario_error(where, _show(v), "true or false")
+
+
+def _uniforms(uniforms: Any) -> list[float] | None:
+    if uniforms is None:
+        return None
+    if isinstance(uniforms, (str, bytes, Mapping)) or not isinstance(uniforms, Iterable):
+        raise scenario_error("uniforms", _show(uniforms), "a list of numbers in [0, 1)")
+    out: list[float] = []
+    for i, u in enumerate(uniforms):
+        if type(u) is float and 0.0 <= u < 1.0:
+            out.append(u)
+            continue
+        if isinstance(u, bool) or not isinstance(u, numbers.Real) or not 0.0 <= float(u) < 1.0:
+            raise scenario_error(f"uniforms.{i}", _show(u), "a number in [0, 1)")
+        out.append(float(u))
+    return out
 
 
 _Columns = tuple[list[bool], list[int], list[int], list[int], list[bool]]
 
 
-def _columns(events: Iterable[Event], default_size: int) -> _Columns:
+def _columns(events: Any, default_size: int) -> _Columns:
+    if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Iterable):
+        raise scenario_error("events", _show(events), "a list of events (op, t_s, ...)")
     enq: list[bool] = []
     t_ns: list[int] = []
     size: list[int] = []
     flow: list[int] = []
     ecn: list[bool] = []
     for i, ev in enumerate(events):
-        where = f"events.{i}"
         if isinstance(ev, Mapping):
-            op = ev.get("op", "")
-            t = int(ev["t_ns"]) if "t_ns" in ev else _t_ns(ev.get("t"), where + ".t")
+            where = f"events.{i}"
+            unknown = set(ev) - {"op", "t", "t_ns", "size", "flow", "ecn"}
+            if unknown:
+                names = ", ".join(sorted(map(str, unknown)))
+                raise scenario_error(where, names, "keys op, t (or t_ns), size, flow, ecn")
+            op = ev.get("op")
+            if "t_ns" in ev:
+                t = _int(ev["t_ns"], where + ".t_ns", 0, _MAX_T_NS, "integer nanoseconds >= 0")
+            else:
+                t = _t_ns(ev.get("t"), where + ".t")
             args = (ev.get("size", default_size), ev.get("flow", 0), ev.get("ecn", False))
-        else:
-            if not ev:
-                raise scenario_error(where, "()", "(op, t_s, ...)")
-            op, t = ev[0], _t_ns(ev[1] if len(ev) > 1 else None, where + ".1")
+            keys = ("size", "flow", "ecn", "t")
+        elif isinstance(ev, (tuple, list)) and 2 <= len(ev) <= 5:
+            op, t = ev[0], _t_ns(ev[1], lambda i=i: f"events.{i}.1")
+            n = len(ev)
             args = (
-                ev[2] if len(ev) > 2 else default_size,
-                ev[3] if len(ev) > 3 else 0,
-                ev[4] if len(ev) > 4 else False,
+                ev[2] if n > 2 else default_size,
+                ev[3] if n > 3 else 0,
+                ev[4] if n > 4 else False,
             )
-        if op in _ENQ:
+            keys = ("2", "3", "4", "1")
+        elif isinstance(ev, Sequence) and not isinstance(ev, (str, bytes)):
+            raise scenario_error(
+                f"events.{i}", _show(ev), "(op, t_s[, size[, flow[, ecn]]]) or ('dequeue', t_s)"
+            )
+        else:
+            raise scenario_error(f"events.{i}", _show(ev), "a tuple (op, t_s, ...) or a dict")
+        if op in _ENQ if type(op) is str else False:
+            s_ = _as_int(args[0], 1, _U32)
+            f_ = _as_int(args[1], 0, _U32)
+            e_ = args[2]
+            if s_ is None:
+                _int(args[0], f"events.{i}.{keys[0]}", 1, _U32, "a packet size in bytes, 1..2^32-1")
+            if f_ is None:
+                _int(args[1], f"events.{i}.{keys[1]}", 0, _U32, "a flow id, an integer 0..2^32-1")
+            if type(e_) is not bool:
+                e_ = _bool(e_, f"events.{i}.{keys[2]}")
             enq.append(True)
-            size.append(int(args[0]))
-            flow.append(int(args[1]))
-            ecn.append(bool(args[2]))
-            if size[-1] <= 0:
-                raise scenario_error(where + ".size", str(args[0]), "a packet size in bytes > 0")
-        elif op in _DEQ:
+            size.append(s_)  # type: ignore[arg-type]
+            flow.append(f_)  # type: ignore[arg-type]
+            ecn.append(e_)
+        elif op in _DEQ if type(op) is str else False:
             enq.append(False)
             size.append(0)
             flow.append(0)
             ecn.append(False)
         else:
-            raise scenario_error(where + ".op", repr(op), "'enqueue' or 'dequeue'")
+            raise scenario_error(f"events.{i}.op", _show(op), "'enqueue' or 'dequeue'")
+        if t_ns and t < t_ns[-1]:
+            raise scenario_error(
+                f"events.{i}.{keys[3]}",
+                f"{t / 1e9!r}",
+                f"a time not before the previous event's ({t_ns[-1] / 1e9!r} s)",
+            )
         t_ns.append(t)
     return enq, t_ns, size, flow, ecn
 
@@ -101,21 +199,47 @@ def replay(
     more); otherwise they come from ``seed``. ``link_rate`` (default ``"10Mbps"``) and
     ``mean_pkt_size`` (bytes) are what the algorithm is told about its link; ``buffer`` is
     packets (int) or a size string (``"150KB"``).
+
+    Every argument passes one gate before the core sees it: a bad value raises
+    :class:`aqmlab.ScenarioError` naming its path (``events.3.1: inf (a finite number of
+    seconds >= 0)`` for the time of a tuple event, ``events.3.t`` of a dict event,
+    ``uniforms.0: nan (a number in [0, 1))``), never a ``TypeError`` or
+    ``OverflowError``.
     """
-    table = {"kind": qdisc} if isinstance(qdisc, str) else dict(qdisc)
-    enq, t_ns, size, flow, ecn = _columns(events, mean_pkt_size)
+    if isinstance(qdisc, str):
+        table: dict[str, Any] = {"kind": qdisc}
+    elif isinstance(qdisc, Mapping):
+        table = {str(k): v for k, v in qdisc.items()}
+    else:
+        raise scenario_error("qdisc", _show(qdisc), "a kind such as 'red' or a qdisc table")
+    mean = _int(mean_pkt_size, "mean_pkt_size", 1, _U32, "bytes, an integer 1..2^32-1")
+    enq, t_ns, size, flow, ecn = _columns(events, mean)
+    seed = _int(seed, "seed", 0, 2**64 - 1, "an integer 0..2^64-1")
+    if isinstance(buffer, bool) or not isinstance(buffer, (int, str)):
+        raise scenario_error("buffer", _show(buffer), "packets (an integer) or a size like '150KB'")
+    if isinstance(buffer, int):
+        buffer = _int(buffer, "buffer", 1, _U32, "at least 1 packet, at most 2^32-1")
+    rate = link_rate if link_rate is not None else "10Mbps"
+    if isinstance(rate, bool) or not isinstance(rate, (int, str)):
+        raise scenario_error("link_rate", _show(rate), "bit/s (an integer) or a rate like '10Mbps'")
+    if isinstance(rate, int):
+        rate = _int(rate, "link_rate", 1, 2**63 - 1, "a positive rate in bit/s")
+    try:
+        text = tomli_w.dumps(table)
+    except (TypeError, ValueError) as e:
+        raise scenario_error("qdisc", _show(qdisc), f"a table of TOML values ({e})") from None
     records = _core.replay(
-        tomli_w.dumps(table),
+        text,
         enq,
         t_ns,
         size,
         flow,
         ecn,
         buffer,
-        link_rate if link_rate is not None else "10Mbps",
-        uniforms=list(uniforms) if uniforms is not None else None,
+        rate,
+        uniforms=_uniforms(uniforms),
         seed=seed,
-        mean_pkt_bytes=mean_pkt_size,
+        mean_pkt_bytes=mean,
     )
     for r in records:
         r["t_s"] = r["t_ns"] / 1e9

@@ -35,11 +35,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PAPERS_DIR = Path(__file__).resolve().parent / "papers"
-#: Where ``scenarios/papers/<id>/`` lives: ``$AQMLAB_SCENARIOS`` or the repository's
-#: ``scenarios/`` beside the ``python/`` source tree.
-SCENARIOS_DIR = Path(
-    os.environ.get("AQMLAB_SCENARIOS", Path(__file__).resolve().parents[2] / "scenarios")
-)
+#: Where ``papers/<id>/*.toml`` lives: ``$AQMLAB_SCENARIOS``, else the package's own copy,
+#: ``aqmlab/data/papers`` (in the repository a link to ``scenarios/papers``, which the wheel
+#: ships as files), so ``aqmlab reproduce`` works from an installed wheel.
+SCENARIOS_DIR = Path(os.environ.get("AQMLAB_SCENARIOS", Path(__file__).parent / "data"))
 
 
 @runtime_checkable
@@ -173,10 +172,12 @@ class Report:
         for stem, fig in self._figures.items():
             plots.save(fig, figures_dir / f"{stem}.png")
         self._figures = {}
-        (out_dir / "report.md").write_text(self.markdown(), encoding="utf-8")
-        (out_dir / "report.html").write_text(self.html(figures_dir), encoding="utf-8")
+        from aqmlab.output import write_text_atomic
+
+        write_text_atomic(out_dir / "report.md", self.markdown())
+        write_text_atomic(out_dir / "report.html", self.html(figures_dir))
         doc = claims_mod.to_json(self.results)
-        (out_dir / "claims.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        write_text_atomic(out_dir / "claims.json", json.dumps(doc, indent=2))
 
 
 @dataclass
@@ -198,8 +199,13 @@ def reproduce(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = True,
+    client: Any = None,
+    force: bool = False,
 ) -> Outcome:
-    """Runs a reproduction's points (cached) and writes its report; raises if a point failed."""
+    """Runs a reproduction's points (cached) and writes its report; raises if a point failed.
+
+    ``scheduler``/``client``: a Dask scheduler address or ``distributed.Client``; ``force``:
+    write into ``out_dir`` even if aqmlab did not write it (see :mod:`aqmlab.output`)."""
     if isinstance(repro, str):
         from aqmlab.papers import REPRODUCTIONS
 
@@ -211,7 +217,14 @@ def reproduce(
     cpu0 = _cpu_seconds()
     pts = repro.points(quick)
     runs = run_points(
-        pts, out, workers=workers, scheduler=scheduler, progress=progress, on_error="raise"
+        pts,
+        out,
+        workers=workers,
+        scheduler=scheduler,
+        client=client,
+        progress=progress,
+        on_error="raise",
+        force=force,
     )
     t_runs = time.perf_counter() - t0
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)

@@ -17,8 +17,6 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,13 +50,20 @@ class Results:
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], *, name: str) -> Results:
+        """Wraps the core's output, after checking its invariants (:mod:`aqmlab.invariants`:
+        raises :class:`~aqmlab.invariants.InvariantError` naming the run)."""
+        from aqmlab import invariants
+
         tables = raw["tables"]
-        return cls(
+        res = cls(
             name=name,
             summary_json=raw["summary_json"],
             scenario_toml=raw["scenario_toml"],
             **{t: _to_arrow(tables.get(t, {})) for t in TABLES},
         )
+        invariants.check_summary(res.summary, name)
+        invariants.check_links(tables.get("links", {}), name)
+        return res
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -78,31 +83,28 @@ class Results:
         table: pa.Table = getattr(self, name)
         return table
 
-    def write(self, out_dir: str | Path, *, plots: bool = True) -> Path:
+    def write(self, out_dir: str | Path, *, plots: bool = True, force: bool = False) -> Path:
         """Writes every file into ``out_dir`` and returns it.
 
-        Everything is first written into a temporary directory beside ``out_dir`` and renamed
-        into place at the end, so an interrupted or failed write never leaves a directory that
-        looks like a complete result. An existing ``out_dir`` is replaced.
+        ``out_dir`` must be new, empty, or an earlier aqmlab result (see :mod:`aqmlab.output`);
+        an existing file or a directory of other files is refused with
+        :class:`aqmlab.ScenarioError` unless ``force=True``. Everything is first written into a
+        temporary directory beside ``out_dir`` and renamed into place at the end, so an
+        interrupted or failed write never leaves a directory that looks like a complete result.
         """
-        out = Path(out_dir)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-        try:
+        from aqmlab import invariants, output, pages
+
+        out = output.check_destination(out_dir, force=force, what="out_dir")
+        invariants.check_summary(self.summary, self.name)
+        with output.atomic_dir(out) as tmp:
             (tmp / "summary.json").write_text(self.summary_json, encoding="utf-8")
             (tmp / "scenario.toml").write_text(self.scenario_toml, encoding="utf-8")
             for name in TABLES:
                 pq.write_table(self.table(name), tmp / f"{name}.parquet")
             if plots:
                 self._write_plots(tmp)
-            from aqmlab import pages
-
             page = pages.run_page(self.summary, self.scenario_toml, tmp)
             (tmp / "report.html").write_text(page, encoding="utf-8")
-            _replace_dir(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return out
 
     def _write_plots(self, into: Path) -> None:
@@ -115,14 +117,3 @@ class Results:
         }
         for file, fig in figures.items():
             plots.save(fig, into / file)
-
-
-def _replace_dir(new: Path, dest: Path) -> None:
-    """Renames ``new`` to ``dest``; an existing ``dest`` is moved aside first, then deleted."""
-    old: Path | None = None
-    if dest.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
-        dest.rename(old / dest.name)
-    new.rename(dest)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

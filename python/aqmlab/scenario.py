@@ -42,29 +42,69 @@ def load(path: str | Path) -> dict[str, Any]:
     """Parses a scenario file (TOML) into a document."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise scenario_error(str(p), "no such file", "a readable scenario file") from None
     except OSError as e:
         raise scenario_error(str(p), e.strerror or str(e), "a readable scenario file") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise scenario_error(
+            str(p),
+            f"byte 0x{data[e.start]:02x} at line {line} is not UTF-8",
+            "a UTF-8 text file (TOML files are UTF-8)",
+        ) from None
     return loads(text, source=str(p))
+
+
+#: Deepest nesting of arrays and tables a scenario may have (the schema needs fewer than 10).
+MAX_DEPTH = 64
 
 
 def loads(text: str, *, source: str = "") -> dict[str, Any]:
     """Parses scenario TOML text into a document."""
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise scenario_error(source, f"TOML syntax error: {e}", "valid TOML") from None
+    except RecursionError:
+        raise scenario_error(
+            source, "nested too deeply for the parser", f"at most {MAX_DEPTH} levels"
+        ) from None
+    _check_depth(doc, source)
+    return doc
+
+
+def _check_depth(doc: Any, source: str) -> None:
+    """Rejects documents nested deeper than :data:`MAX_DEPTH` (iteratively: no recursion)."""
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise scenario_error(
+                path or source, f"nested {depth} levels deep", f"at most {MAX_DEPTH} levels"
+            )
+        if isinstance(node, Mapping):
+            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}.{i}", depth + 1) for i, v in enumerate(node))
 
 
 def parse_value(text: str) -> Any:
     """Reads an override value as a TOML literal (``64``, ``0.05``, ``true``, ``nan``,
     ``"5ms"``, ``[1, 2]``, ``{ kind = "red" }``), falling back to the raw string (``5ms``)."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise scenario_error(
+            text[:40], "nested too deeply", f"at most {MAX_DEPTH} levels"
+        ) from None
+    _check_depth(value, text[:40])
+    return value
 
 
 def parse_override(item: str) -> tuple[str, Any]:
@@ -135,8 +175,13 @@ def resolve(
     ``"scenario"``).
     """
     if isinstance(scenario, Mapping):
+        _check_depth(scenario, "<scenario>")
         doc = _deep_copy(scenario)
         stem = ""
+    elif not isinstance(scenario, (str, Path)):
+        raise scenario_error(
+            "scenario", repr(scenario)[:60], "a .toml path, TOML text or a table (dict)"
+        )
     elif isinstance(scenario, Path) or _looks_like_path(scenario):
         doc = load(scenario)
         stem = Path(scenario).stem

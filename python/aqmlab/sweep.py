@@ -26,9 +26,16 @@ killed, runs only what is missing. A run's files are written into a temporary di
 renamed into place when complete, so a killed or failed run never leaves a directory that looks
 finished. A point whose scenario is rejected is reported (``error`` column) and gets no directory.
 
-Runs go to a local process pool (all cores) or, with ``scheduler="tcp://host:port"``, to a Dask
-cluster (``pip install 'aqmlab[dask]'``; ``out_dir`` must then be on a file system the workers
-share, as each worker writes its run's directory itself).
+A cached run is served only if its ``summary.json`` parses and passes the invariants
+(:mod:`aqmlab.invariants`) and every table file is present; otherwise (a truncated summary, a
+deleted ``flows.parquet``, a hand-edited ``utilisation = 7.0``) the point is run again. A fresh
+run that breaks an invariant is that point's error, naming the run.
+
+Runs go to a local process pool (all cores; the workers die with the parent process, however it
+ends) or, with ``scheduler="tcp://host:port"`` or ``client=`` a ``dask.distributed.Client``, to
+a Dask cluster (``pip install 'aqmlab[dask]'``; ``out_dir`` is made absolute on the client and
+must be on a file system the workers share, as each worker writes its run's directory itself).
+An unreachable scheduler is an error within seconds.
 """
 
 from __future__ import annotations
@@ -39,7 +46,9 @@ import math
 import multiprocessing
 import os
 import shutil
+import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -50,7 +59,9 @@ from typing import Any
 
 import pandas as pd
 
+from aqmlab import output
 from aqmlab import scenario as _scenario
+from aqmlab.invariants import InvariantError, check_summary
 from aqmlab.scenario import measured_qdisc, scenario_error
 
 if sys.version_info >= (3, 11):
@@ -206,29 +217,45 @@ def point_hash(resolved_toml: str) -> str:
     return sha256(resolved_toml.encode("utf-8")).hexdigest()
 
 
+def cached_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The summary of a finished, sound run directory, or None: the directory must exist under
+    its final name (temporary ones start with a dot) with its scenario, every table file, and a
+    ``summary.json`` that parses and passes :func:`aqmlab.invariants.check_summary`."""
+    if run_dir.name.startswith(".") or not (run_dir / "scenario.toml").is_file():
+        return None
+    if not all((run_dir / f"{t}.parquet").is_file() for t in TABLES):
+        return None
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+        check_summary(summary, run_dir.name)
+    except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError, InvariantError
+        return None
+    return summary if isinstance(summary, dict) else None
+
+
 def is_complete(run_dir: Path) -> bool:
-    """A run directory is complete when it exists under its final name with its summary
-    (directories are renamed into place only once every file is written; the temporary ones
-    being written have names starting with a dot)."""
-    if run_dir.name.startswith("."):
-        return False
-    return (run_dir / "summary.json").is_file() and (run_dir / "scenario.toml").is_file()
+    """True when ``run_dir`` holds a finished, sound run (see :func:`cached_summary`)."""
+    return cached_summary(run_dir) is not None
 
 
 def run_one(resolved_toml: str, run_dir: str) -> str:
     """Runs one resolved scenario and writes its directory atomically; returns the summary JSON.
 
-    Top-level so that process pools and Dask workers can pickle it.
+    A damaged directory under that name is replaced. Top-level so that process pools and Dask
+    workers can pickle it.
     """
     from aqmlab import _core
     from aqmlab.results import Results
 
     out = Path(run_dir)
-    if is_complete(out):  # another worker (or an earlier sweep) got there first
+    if not out.is_absolute():
+        raise ValueError(f"run_one needs an absolute run directory, got {run_dir!r}")
+    cached = cached_summary(out)
+    if cached is not None:  # another worker (or an earlier sweep) got there first
         return (out / "summary.json").read_text(encoding="utf-8")
     raw = _core.run(resolved_toml)
-    res = Results.from_core(raw, name=out.name)
-    res.write(out, plots=False)
+    res = Results.from_core(raw, name=out.name)  # raises InvariantError naming the run
+    res.write(out, plots=False, force=True)
     return res.summary_json
 
 
@@ -250,12 +277,9 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _clean_stale(runs: Path) -> None:
-    """Removes temporary directories a killed sweep left behind (never a finished run)."""
-    if not runs.is_dir():
-        return
-    for d in runs.iterdir():
-        if d.name.startswith(".") and (".tmp-" in d.name or ".old-" in d.name):
-            shutil.rmtree(d, ignore_errors=True)
+    """Removes temporary directories a killed sweep left behind (never a finished run, nor
+    one a live process is writing)."""
+    output.clean_stale(runs)
 
 
 class _Progress:
@@ -294,6 +318,31 @@ class _Progress:
             self._bar.stop()
 
 
+def _die_with_parent(parent: int) -> None:
+    """Process-pool initializer: the worker exits when the sweep's process does, even if that
+    one was SIGKILLed (no chance to shut the pool down). Linux: ``PR_SET_PDEATHSIG``; everywhere:
+    a daemon thread that notices the parent is gone (the core releases the GIL while it runs)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, 9, 0, 0, 0)  # SIGKILL
+        except (OSError, AttributeError):  # pragma: no cover - no prctl
+            pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="aqmlab-parent-watch", daemon=True).start()
+
+
 def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Callable[[], None]]:
     if workers <= 1:
 
@@ -307,7 +356,12 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
 
         return submit_inline, lambda: None
     # "spawn": the parent may hold threads (rich's refresher), which fork does not mix with.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
 
     def submit(text: str, run_dir: str) -> Future[str]:
         return pool.submit(run_one, text, run_dir)
@@ -318,19 +372,57 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
     return submit, close
 
 
-def _submit_dask(address: str) -> tuple[Callable[[str, str], Any], Callable[[], None]]:
+#: Seconds to reach a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = 10.0
+
+
+def _check_reachable(address: str) -> None:
+    """Fails fast (one line) when a ``tcp://host:port`` scheduler refuses or does not answer."""
+    rest = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise scenario_error("--scheduler", address, "a Dask scheduler address tcp://host:port")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5.0):
+            pass
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise scenario_error(
+            "--scheduler", f"{address}: {reason}", "a reachable Dask scheduler (dask scheduler)"
+        ) from None
+
+
+def _submit_dask(
+    scheduler: Any,
+) -> tuple[Callable[[str, str], Any], Callable[[], None]]:
+    """Submits to a Dask cluster: ``scheduler`` is an address or a ``distributed.Client``
+    (then left open for its owner)."""
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the optional extra
         raise scenario_error(
-            "--scheduler", address, "dask.distributed installed: pip install 'aqmlab[dask]'"
+            "--scheduler", str(scheduler), "dask.distributed installed: pip install 'aqmlab[dask]'"
         ) from None
-    client = Client(address)
+    if isinstance(scheduler, Client):
+        client, close = scheduler, (lambda: None)
+    else:
+        address = str(scheduler)
+        if address.startswith("tcp://") or "://" not in address:
+            _check_reachable(address)
+        try:
+            client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise scenario_error(
+                "--scheduler",
+                f"{address}: {' '.join(str(e).split())}",
+                "a reachable Dask scheduler",
+            ) from None
+        close = client.close
 
     def submit(text: str, run_dir: str) -> Any:
         return client.submit(run_one, text, run_dir, pure=False)
 
-    return submit, client.close
+    return submit, close
 
 
 def run_points(
@@ -341,6 +433,8 @@ def run_points(
     scheduler: str | None = None,
     progress: bool = True,
     on_error: str = "record",
+    client: Any = None,
+    force: bool = False,
 ) -> pd.DataFrame:
     """Runs every point not already finished under ``out_dir/runs/`` and returns one row per
     point: its labels, the summary's scalars flattened with dots, ``run_dir``, ``cached`` (the
@@ -348,13 +442,19 @@ def run_points(
 
     Also writes ``out_dir/runs.parquet`` (every point exactly once, in order). ``workers``:
     local processes (default: every core; 1 runs in this process). ``scheduler``: a Dask
-    scheduler address instead. ``on_error="raise"`` raises the first failure after the other
-    points have finished, with every failure listed in the message.
+    scheduler address instead, or ``client``: a ``dask.distributed.Client``. ``on_error="raise"``
+    raises the first failure after the other points have finished, with every failure listed
+    in the message. ``out_dir`` must be new, empty or an earlier aqmlab result unless ``force``
+    (:mod:`aqmlab.output`); it is checked, and made absolute, before anything runs.
     """
-    out_dir = Path(out_dir)
+    out_dir = output.check_destination(Path(out_dir), force=force).resolve()
+    if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
+        out_dir.unlink()
     runs = out_dir / "runs"
     runs.mkdir(parents=True, exist_ok=True)
+    output.mark(out_dir)
     _clean_stale(runs)
+    dask_target = client if client is not None else scheduler
 
     n = len(points)
     errors: list[str | None] = [None] * n
@@ -373,6 +473,8 @@ def run_points(
         if is_complete(runs / h):
             cached[i] = True
         else:
+            if (runs / h).exists():  # damaged: a truncated summary, a deleted table, ...
+                shutil.rmtree(runs / h, ignore_errors=True)
             pending.setdefault(h, []).append(i)
             texts[h] = text
 
@@ -383,15 +485,15 @@ def run_points(
     failures = [i for i in range(n) if errors[i] is not None]
     try:
         if todo:
-            if scheduler:
-                submit, close = _submit_dask(scheduler)
+            if dask_target is not None:
+                submit, close = _submit_dask(dask_target)
             else:
                 submit, close = _submit_local(n_workers)
             try:
                 futures = {submit(texts[h], str(runs / h)): h for h in todo}
                 not_done = set(futures)
                 while not_done:
-                    if scheduler:
+                    if dask_target is not None:
                         from distributed import wait as dwait
 
                         done, not_done = dwait(list(not_done), return_when="FIRST_COMPLETED")
@@ -402,7 +504,10 @@ def run_points(
                         h = futures[fut]
                         exc = fut.exception()
                         for i in pending[h]:
-                            if exc is not None:
+                            if isinstance(exc, InvariantError):
+                                errors[i] = f"invalid results: {exc}"
+                                failures.append(i)
+                            elif exc is not None:
                                 errors[i] = f"run failed: {type(exc).__name__}: {exc}"
                                 failures.append(i)
                             bar.advance(note="failed" if exc is not None else "")
@@ -417,8 +522,8 @@ def run_points(
     for i, point in enumerate(points):
         row: dict[str, Any] = dict(point.labels)
         d = run_dirs[i]
-        if errors[i] is None and d is not None and is_complete(d):
-            summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        summary = cached_summary(d) if errors[i] is None and d is not None else None
+        if summary is not None and d is not None:
             for k, v in flatten(summary).items():
                 row.setdefault(k, v)
             row["run_dir"] = str(d)
@@ -446,15 +551,19 @@ def run_points(
 
 def write_runs_table(df: pd.DataFrame, path: Path) -> None:
     """Writes the runs table atomically (a partial file never replaces a good one)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-")
     out = df.copy()
     for col in out.columns:  # mixed-type label columns (0.1 and "auto") would not convert
         if out[col].dtype == object:
             kinds = {type(v) for v in out[col] if v is not None and not _is_nan(v)}
             if len(kinds) > 1:
                 out[col] = out[col].map(lambda v: v if v is None else str(v))
-    out.to_parquet(tmp, index=False)
-    tmp.replace(path)
+    try:
+        out.to_parquet(tmp, index=False)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _is_nan(v: Any) -> bool:
@@ -506,6 +615,7 @@ __all__ = [
     "TABLES",
     "Point",
     "algorithm_label",
+    "cached_summary",
     "flatten",
     "grid",
     "is_complete",

@@ -104,6 +104,19 @@ pub fn replay(
             "a positive rate in bit/s",
         ));
     }
+    // A uniform outside [0, 1) (NaN, 2.0, -0.5) would silently bias every decision it meets.
+    if let Some((i, u)) = uniforms
+        .iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, u)| !(0.0..1.0).contains(*u))
+    {
+        return Err(ScenarioError::new(
+            format!("uniforms.{i}"),
+            u.to_string(),
+            "a number in [0, 1)",
+        ));
+    }
     // No per-flow build information: flow ids here are arbitrary `u32`s (a table sized by the
     // largest would cost memory for every id below it), and algorithms treat a flow the build
     // context does not list as one with unknown RTT, as they do for a flow id of 0..n with

@@ -158,3 +158,30 @@ fn kind_tables_must_match_the_kind() {
     let err = Scenario::from_toml_str(&format!("{base}\nkind = \"video\"")).unwrap_err();
     assert_eq!(err.path, "flows.0.kind");
 }
+
+#[test]
+fn tables_given_as_arrays_are_rejected_with_their_key_path() {
+    let base = "duration = \"5s\"\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n";
+    for (extra, path) in [
+        ("[[flows]]\ntcp = [\"sack\", 1460, 52]\n", "flows.0.tcp"),
+        (
+            "[[flows]]\nkind = \"udp_cbr\"\ncbr = [\"1Mbps\", 500]\n",
+            "flows.0.cbr",
+        ),
+        ("[sink]\n[[flows]]\n", ""),
+    ] {
+        let r = Scenario::from_toml_str(&format!("{base}{extra}"));
+        if path.is_empty() {
+            assert!(r.is_ok());
+            continue;
+        }
+        let e = r.err().unwrap_or_else(|| panic!("{extra} was accepted"));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.allowed.starts_with("a table with named keys"), "{e}");
+    }
+    let e = Scenario::from_toml_str(
+        "duration = \"5s\"\nbottleneck = [\"10Mbps\", \"5ms\"]\n[[flows]]\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "bottleneck");
+}

@@ -201,10 +201,10 @@ impl AlgorithmParams for Params {
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(
-            self.delta_t > SimDuration::ZERO,
+            self.delta_t >= crate::time::MIN_TIMER_PERIOD,
             "delta_t",
             self.delta_t,
-            "a positive duration such as \"10ms\"",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
             self.delta_p > 0.0 && self.delta_p <= 1.0,

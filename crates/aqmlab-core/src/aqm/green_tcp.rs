@@ -56,14 +56,28 @@
 //!   completed* window. During the first window N = 0, so GREEN drops nothing early until the
 //!   first window completes (only overflow drops).
 //! - Flows "seen" = flows with at least one *arrival* in the window (dropped arrivals count).
-//! - U = 0 (nothing left the link in a window): α is left unchanged. The formula would divide
-//!   by zero, and an idle link says nothing about how to scale the flows that are not there.
-//!   Note that α has no upper bound in the paper: while flows are limited elsewhere it keeps
-//!   growing by (1+U)/(2U) per window, and only shrinks by 0.95 per window once overflows occur.
-//!   It therefore settles only if windows with overflow drops are common enough: a share
+//! - Bounds on α(t) (ours; the paper's law is unbounded). The law multiplies α by (1+U)/(2U)
+//!   per window while U < target, so on a lightly loaded link α explodes (U = 10⁻⁵ gives ×5·10⁴
+//!   per window, f64 overflow after ~70 windows; an infinite α then made every arrival a drop,
+//!   and with nothing leaving the link U stayed 0 and α never moved again: a dead link for the
+//!   rest of the run). We bound it by what α means:
+//!   ```text
+//!   α ← min(α_law, max(N, 1))      N: flows seen in the window just closed (N = 0: α unchanged)
+//!   α ← max(α, 1e-6)
+//!   ```
+//!   α·L/N is the rate GREEN grants each flow. At α = N that grant is the whole link L, so a
+//!   larger α cannot let any flow send faster; it only winds the controller up, so that it takes
+//!   ln(α/N)/ln(1/0.95) windows of overflow drops to come back once load arrives. The floor keeps
+//!   α positive and finite so the multiplicative law can always recover (0.95ᵏ underflows to 0
+//!   after ~14,500 windows of overflow drops; 0·(1+U)/(2U) would stay 0).
+//! - U = 0 (nothing left the link in a window): with flows present (N > 0) the law's factor is
+//!   unbounded, so α goes to the cap N (a link that carried nothing while N flows arrived grants
+//!   them the most it can); with no arrivals (N = 0, an idle link) α is left unchanged, as an
+//!   idle link says nothing about how to scale flows that are not there. Even bounded, α settles
+//!   only if windows with overflow drops are common enough: a share
 //!   `f = ln((1+U)/2U) / (ln((1+U)/2U) − ln 0.95)` of them at utilisation U elsewhere (51 % at
-//!   U = 0.90, 23 % at U = 0.97). We keep the paper's law unbounded; the paper-000 reproduction
-//!   shows where TCP Reno's utilisation makes it diverge and SACK senders do not.
+//!   U = 0.90, 23 % at U = 0.97); otherwise it sits at the cap. The paper-000 reproduction shows
+//!   where TCP Reno's utilisation makes it climb and SACK senders do not.
 //! - Windows are closed by the timer (`next_timer`/`on_timer`) at `k·window`, exactly. Hooks that
 //!   see `now` past a boundary close the due windows first (the same result, in case the driver
 //!   lets an arrival at the boundary run before the timer).
@@ -158,29 +172,43 @@ pub fn drop_probability(
         return 0.0;
     }
     let denom = alpha * link_bytes_per_s * rtt_s;
-    if denom <= 0.0 || !denom.is_finite() {
+    if denom.is_nan() || denom <= 0.0 {
         return 1.0;
     }
+    // An infinite denominator gives x = 0, p = 0 (no early drops), never p = 1.
     let x = n_flows * mss_bytes * c / denom;
     (x * x).min(1.0)
 }
 
+/// Numerical floor of α(t) (see the module header, "Bounds on α(t)").
+pub const ALPHA_MIN: f64 = 1e-6;
+
 /// One α(t) step at the end of a window: `decrease·α` after overflow drops, else
-/// `α·(1+U)/(2U)` when `U < target`; unchanged otherwise and when `U = 0`.
+/// `α·(1+U)/(2U)` when `U < target`; unchanged otherwise. The result is bounded to
+/// `[ALPHA_MIN, max(n_flows, 1)]` when flows were seen (`n_flows > 0`); with `n_flows = 0` (an idle
+/// window) α is unchanged.
 pub fn alpha_step(
     alpha: f64,
     utilisation: f64,
     overflow_drops: u64,
     decrease: f64,
     target: f64,
+    n_flows: f64,
 ) -> f64 {
-    if overflow_drops > 0 {
+    if n_flows.is_nan() || n_flows <= 0.0 {
+        return alpha;
+    }
+    let cap = n_flows.max(1.0);
+    let next = if overflow_drops > 0 {
         alpha * decrease
-    } else if utilisation > 0.0 && utilisation < target {
+    } else if utilisation <= 0.0 {
+        cap // the law's factor (1+U)/(2U) is unbounded at U = 0
+    } else if utilisation < target {
         alpha * (1.0 + utilisation) / (2.0 * utilisation)
     } else {
         alpha
-    }
+    };
+    next.clamp(ALPHA_MIN, cap)
 }
 
 /// Linear counting: the number of distinct items hashed into `m` bits, `zero_bits` of which are
@@ -372,6 +400,7 @@ impl GreenTcp {
                 self.overflows,
                 self.alpha_decrease,
                 self.target_utilisation,
+                self.n_flows,
             );
         }
         self.bytes_out = 0;
@@ -463,10 +492,10 @@ impl AlgorithmParams for Params {
             "a positive number (paper: 1.31)",
         )?;
         check(
-            self.window > SimDuration::ZERO,
+            self.window >= crate::time::MIN_TIMER_PERIOD,
             "window",
             self.window,
-            "a positive duration such as \"1s\"",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
             self.alpha_decrease > 0.0 && self.alpha_decrease < 1.0,
@@ -563,14 +592,43 @@ mod tests {
     #[test]
     fn alpha_controller_steps() {
         // Overflow wins over low utilisation.
-        assert!((alpha_step(2.0, 0.5, 3, 0.95, 0.98) - 1.9).abs() < 1e-15);
+        assert!((alpha_step(2.0, 0.5, 3, 0.95, 0.98, 10.0) - 1.9).abs() < 1e-15);
         // U = 0.5 -> factor 1.5 (the paper's own example: target 75 %).
-        assert!((alpha_step(1.0, 0.5, 0, 0.95, 0.98) - 1.5).abs() < 1e-15);
+        assert!((alpha_step(1.0, 0.5, 0, 0.95, 0.98, 10.0) - 1.5).abs() < 1e-15);
         // U = 0.8 -> 1.8/1.6 = 1.125.
-        assert!((alpha_step(1.0, 0.8, 0, 0.95, 0.98) - 1.125).abs() < 1e-15);
-        // At or above target, no overflow: unchanged. U = 0: unchanged (guard).
-        assert_eq!(alpha_step(1.3, 0.98, 0, 0.95, 0.98), 1.3);
-        assert_eq!(alpha_step(1.3, 0.0, 0, 0.95, 0.98), 1.3);
+        assert!((alpha_step(1.0, 0.8, 0, 0.95, 0.98, 10.0) - 1.125).abs() < 1e-15);
+        // At or above target, no overflow: unchanged.
+        assert_eq!(alpha_step(1.3, 0.98, 0, 0.95, 0.98, 10.0), 1.3);
+        // Idle window (no flows seen): unchanged, whatever U.
+        assert_eq!(alpha_step(1.3, 0.0, 0, 0.95, 0.98, 0.0), 1.3);
+        // U = 0 with flows present: straight to the cap N.
+        assert_eq!(alpha_step(1.3, 0.0, 0, 0.95, 0.98, 4.0), 4.0);
+    }
+
+    #[test]
+    fn alpha_is_bounded_by_the_flow_count_and_a_floor() {
+        // A light link (U = 1e-5) multiplies alpha by ~5e4 per window in the paper's law; the cap
+        // holds it at N (here 2 flows), and 100 such windows leave it finite.
+        let mut a = 1.0;
+        for _ in 0..100 {
+            a = alpha_step(a, 1e-5, 0, 0.95, 0.98, 2.0);
+        }
+        assert_eq!(a, 2.0);
+        // A single flow still gets the cap 1.
+        assert_eq!(alpha_step(1.0, 1e-5, 0, 0.95, 0.98, 1.0), 1.0);
+        // 20,000 windows of overflow drops: 0.95^20000 underflows to 0; the floor keeps it.
+        let mut b = 1.0;
+        for _ in 0..20_000 {
+            b = alpha_step(b, 0.99, 1, 0.95, 0.98, 3.0);
+        }
+        assert_eq!(b, ALPHA_MIN);
+        // ... and the law recovers from the floor.
+        assert!(alpha_step(b, 0.5, 0, 0.95, 0.98, 3.0) > b);
+        // An infinite alpha (no longer reachable) would mean no early drop, not p = 1.
+        assert_eq!(
+            drop_probability(5.0, 1000.0, 1.31, f64::INFINITY, 1.25e6, 0.1),
+            0.0
+        );
     }
 
     /// Scripted windows: 1 s windows on a 10 Mbit/s link (capacity 1.25e6 bytes per window).
@@ -581,7 +639,14 @@ mod tests {
         let mut rng = SimRng::new(0, 0);
         let q = view(0);
         let sec = |s: f64| SimTime::from_secs_f64(s);
+        // Two flows arrive in each of windows 1-3 (alpha's cap is then N = 2).
+        let arrive = |g: &mut GreenTcp, t: f64, rng: &mut SimRng| {
+            for f in 0..2 {
+                g.on_enqueue(sec(t), &pkt(f, None), &q, rng);
+            }
+        };
         // Window 1: 625 packets of 1000 B leave -> U = 0.5 -> alpha 1.5.
+        arrive(&mut g, 0.0, &mut rng);
         for i in 0..625 {
             g.on_dequeue(sec(0.001 * i as f64), &pkt(0, None), &q, &mut rng);
         }
@@ -590,6 +655,7 @@ mod tests {
         assert!((g.utilisation - 0.5).abs() < 1e-12);
         assert!((g.alpha - 1.5).abs() < 1e-12, "{}", g.alpha);
         // Window 2: U = 0.8 but one overflow -> alpha 1.5*0.95.
+        arrive(&mut g, 1.0, &mut rng);
         for i in 0..1000 {
             g.on_dequeue(sec(1.0 + 0.0009 * i as f64), &pkt(0, None), &q, &mut rng);
         }
@@ -598,6 +664,7 @@ mod tests {
         assert!((g.utilisation - 0.8).abs() < 1e-12);
         assert!((g.alpha - 1.425).abs() < 1e-12, "{}", g.alpha);
         // Window 3: full utilisation -> unchanged. Window 4 (caught up lazily): idle -> unchanged.
+        arrive(&mut g, 2.0, &mut rng);
         for i in 0..1250 {
             g.on_dequeue(sec(2.0 + 0.0007 * i as f64), &pkt(0, None), &q, &mut rng);
         }
@@ -619,7 +686,11 @@ mod tests {
 
     #[test]
     fn flow_count_from_previous_window_and_p_applied() {
-        let p = Params::default();
+        // alpha fixed at 1 (nothing leaves this queue, so adapt_alpha would take alpha to N).
+        let p = Params {
+            adapt_alpha: false,
+            ..Params::default()
+        };
         let mut g = GreenTcp::new(&p, &ctx(&[]));
         let q = view(0);
         // Scripted uniforms: 0.0 would be a drop at any p > 0.

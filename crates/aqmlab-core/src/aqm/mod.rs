@@ -237,9 +237,13 @@ fn doc_of<P: AlgorithmParams>() -> AlgorithmDoc {
 }
 
 fn parse_params<P: AlgorithmParams>(table: toml::Table) -> Result<P, ScenarioError> {
-    let params: P =
-        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
+    let raw = toml::Value::Table(table);
+    let params: P = serde_path_to_error::deserialize(raw.clone()).map_err(from_serde)?;
     params.validate()?;
+    // A nested parameter table given as an array (see scenario/shape.rs).
+    if let Ok(resolved) = toml::Value::try_from(&params) {
+        crate::scenario::shape::reject_positional(&raw, &resolved, "")?;
+    }
     Ok(params)
 }
 

@@ -479,6 +479,9 @@ pub enum FengStatus {
 }
 
 /// One step of paper 004's Fig. 8 (ns-3 `UpdateMaxPFeng`): returns the new status and max_p.
+/// Bounds on self-configuring RED's `max_p` (see `self_config_red.rs`, "Readings taken").
+pub const FENG_MAX_P_BOUNDS: (f64, f64) = (1e-6, 1.0);
+
 pub fn feng_step(
     status: FengStatus,
     avg: f64,
@@ -491,9 +494,9 @@ pub fn feng_step(
     if min_th < avg && avg < max_th {
         (FengStatus::Between, max_p)
     } else if avg < min_th && status != FengStatus::Below {
-        (FengStatus::Below, max_p / alpha)
+        (FengStatus::Below, (max_p / alpha).max(FENG_MAX_P_BOUNDS.0))
     } else if avg > max_th && status != FengStatus::Above {
-        (FengStatus::Above, max_p * beta)
+        (FengStatus::Above, (max_p * beta).min(FENG_MAX_P_BOUNDS.1))
     } else {
         (status, max_p)
     }
@@ -786,6 +789,18 @@ pub(crate) mod tests {
             feng_step(Above, 10.0, 5.0, 15.0, 0.02, 3.0, 2.0),
             (Between, 0.02)
         );
+        // Bounded: 1000 dips below min_th (each through Between) and 1000 rises above max_th.
+        let (mut st, mut p) = (Above, 0.02);
+        for _ in 0..1000 {
+            (st, p) = feng_step(st, 3.0, 5.0, 15.0, p, 3.0, 2.0);
+            (st, p) = feng_step(st, 10.0, 5.0, 15.0, p, 3.0, 2.0);
+        }
+        assert_eq!(p, FENG_MAX_P_BOUNDS.0);
+        for _ in 0..1000 {
+            (st, p) = feng_step(st, 20.0, 5.0, 15.0, p, 3.0, 2.0);
+            (st, p) = feng_step(st, 10.0, 5.0, 15.0, p, 3.0, 2.0);
+        }
+        assert_eq!((st, p), (Between, FENG_MAX_P_BOUNDS.1));
         // ARED: band [5 + 4, 15 − 4] = [9, 11].
         let r = AredRule {
             interval: SimDuration::from_millis(500),

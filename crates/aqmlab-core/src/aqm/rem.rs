@@ -67,6 +67,12 @@
 //! - `rem.cc` tail-drops an arrival when the queue *including* it reaches the limit (so it holds
 //!   at most `qlim_ − 1` packets, or just under `qlim_·S` bytes); here the shared buffer holds
 //!   up to its limit.
+//! - Bound on the price (ours; the PC3 law has only the floor 0): `p ≤ p_max = 60·ln 2 / ln φ`,
+//!   the price at which `φ^(−p) = 2⁻⁶⁰`, far below f64's 2⁻⁵³ resolution at 1, so `m` is 1.0. Under persistent overload
+//!   (unresponsive traffic above c) the law adds γ·(x̄ − c) every interval without end; a price
+//!   above `p_max` marks no more than `p_max` does, but would take (p − p_max)/(γ·(c − x̄))
+//!   intervals to unwind once the overload ends (φ = 1.001: p_max ≈ 41,600). Below `p_max` the
+//!   law is unchanged.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -129,6 +135,11 @@ pub fn price_step(
     c: f64,
 ) -> f64 {
     (price + gamma * (alpha * (backlog - target) + x - c)).max(0.0)
+}
+
+/// The largest useful price: `φ^(−p_max) = 2⁻⁶⁰`, so `1 − φ^(−p)` is 1.0 in f64 from there on.
+pub fn price_max(phi: f64) -> f64 {
+    60.0 * std::f64::consts::LN_2 / phi.ln()
 }
 
 /// Equation (2) of paper 001: marking probability `1 − φ^(−p)`.
@@ -202,7 +213,8 @@ impl Rem {
                 self.target,
                 self.in_avg,
                 c,
-            );
+            )
+            .min(price_max(self.phi));
             self.prob = mark_probability(self.price, self.phi);
             self.count = 0.0;
             self.next_update += self.update_time;
@@ -284,10 +296,10 @@ impl AlgorithmParams for Params {
             "a non-negative number of packets",
         )?;
         check(
-            self.update_time > SimDuration::ZERO,
+            self.update_time >= crate::time::MIN_TIMER_PERIOD,
             "update_time",
             self.update_time,
-            "a positive duration such as \"2ms\"",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
             self.in_weight > 0.0 && self.in_weight <= 1.0,
@@ -347,6 +359,39 @@ mod tests {
         assert!((m - (1.0 - (-1000.0 * 1.001f64.ln()).exp())).abs() < 1e-15);
         assert!((m - 0.631937).abs() < 1e-6, "{m}");
         assert_eq!(mark_probability(0.0, 1.001), 0.0);
+    }
+
+    #[test]
+    fn price_is_bounded_under_persistent_overload() {
+        // gamma = 1, 1000 arrivals per 2 ms interval on a link that carries 2.5: the law adds
+        // ~1000 per interval; after 10,000 intervals the price sits at p_max, where m is 1.
+        let params = Params {
+            gamma: 1.0,
+            ..Params::default()
+        };
+        let mut r = Rem::new(&params, &ctx(BufferLimit::Packets(100)));
+        for k in 0..10_000u64 {
+            r.count = 1000.0;
+            r.on_timer(SimTime((k + 1) * 2_000_000), &view(100));
+        }
+        let cap = price_max(1.001);
+        assert_eq!(r.price, cap);
+        assert_eq!(r.prob, 1.0);
+        assert_eq!(mark_probability(cap, 1.001), 1.0);
+        assert!(mark_probability(cap * 0.9, 1.001) < 1.0);
+        // Once the overload ends the price falls back within a bounded number of intervals.
+        let mut k = 10_000u64;
+        while r.price > 0.0 && k < 40_000 {
+            k += 1;
+            r.on_timer(SimTime(k * 2_000_000), &view(0));
+        }
+        assert_eq!(
+            r.price,
+            0.0,
+            "still {} after {} intervals",
+            r.price,
+            k - 10_000
+        );
     }
 
     /// Scripted intervals: 10 Mbit/s, 1000-byte packets, T = 2 ms -> c = 2.5 packets/interval.

@@ -23,8 +23,16 @@
 //! - Initial status: the paper does not say; ns-3 starts at `Above`, so the first time the
 //!   average is below `min_th` (typically the very first arrival) max_p is divided by alpha. We
 //!   follow ns-3.
-//! - The paper puts no bound on max_p and neither does ns-3; the drop probability itself is
-//!   clamped to 1. Comparisons are strict, so `avg == min_th` or `max_th` changes nothing.
+//! - Bounds (ours): `max_p ∈ [1e-6, 1]`. The paper puts no bound on max_p and neither does
+//!   ns-3, so every crossing below min_th divides it by alpha and every crossing above max_th
+//!   multiplies it by beta without end: a long lightly loaded run that dips below min_th again
+//!   and again drives it towards 0 (0.02/3ᵏ underflows to 0 after ~680 dips, and 0·beta stays 0
+//!   for ever), and a run that keeps rising above max_th towards infinity (then
+//!   `max_p·(avg − min_th)/(max_th − min_th)` is inf or NaN). max_p is the drop probability at
+//!   max_th, so 1 is its natural top (Fig. 8's own `beta` steps start from 0.02); the floor 1e-6
+//!   means an early drop per million arrivals at max_th, below anything the rule is meant to
+//!   reach, and lets `beta` climb back in ⌈log₂(0.02/1e-6)⌉ = 15 crossings instead of hundreds.
+//!   Comparisons are strict, so `avg == min_th` or `max_th` changes nothing.
 //! - The gentle slope (if `gentle = true`) is computed once from the initial max_p (ns-3).
 
 use schemars::JsonSchema;

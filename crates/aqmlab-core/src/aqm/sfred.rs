@@ -495,10 +495,10 @@ impl AlgorithmParams for Params {
             "packets, >= 0",
         )?;
         check(
-            self.window > SimDuration::ZERO,
+            self.window >= crate::time::MIN_TIMER_PERIOD,
             "window",
             self.window,
-            "a positive duration",
+            "a duration of at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         Ok(())
     }

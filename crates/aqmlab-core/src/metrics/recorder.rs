@@ -31,7 +31,8 @@ pub(crate) struct Snapshot {
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
     pub bottleneck: QdiscStats,
-    pub bottleneck_tx_bytes: u64,
+    /// Bits serialised by the bottleneck up to the window's opening (`Link::served_bits`).
+    pub bottleneck_served_bits: u128,
     pub bottleneck_lost: u64,
     /// A `[topology]` scenario's own links (empty for the dumbbell).
     pub declared: Vec<LinkSnapshot>,
@@ -40,7 +41,7 @@ pub(crate) struct Snapshot {
 #[derive(Default)]
 pub(crate) struct LinkSnapshot {
     pub stats: QdiscStats,
-    pub tx_bytes: u64,
+    pub served_bits: u128,
     pub lost: u64,
     pub queue_area: u128,
 }
@@ -147,13 +148,13 @@ impl Recorder {
                 .map(|f| f.source.tcp_stats().timeouts)
                 .collect(),
             bottleneck: b.qdisc.stats().clone(),
-            bottleneck_tx_bytes: b.tx_bytes,
+            bottleneck_served_bits: b.served_bits(world.now),
             bottleneck_lost: b.lost_on_wire,
             declared: world.links[..world.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
                     stats: l.stats().clone(),
-                    tx_bytes: l.tx_bytes,
+                    served_bits: l.served_bits(world.now),
                     lost: l.lost_on_wire,
                     queue_area: l.queue_area(world.now),
                 })

@@ -172,7 +172,8 @@ impl Summary {
             duration_s: f.duration.as_secs_f64(),
             warmup_s: f.warmup.as_secs_f64(),
             window_s: w,
-            utilisation: (b.tx_bytes - snap.bottleneck_tx_bytes) as f64 * 8.0
+            // Bits sent inside the window, partial packets at its edges included.
+            utilisation: (b.served_bits(world.now) - snap.bottleneck_served_bits) as f64
                 / (b.rate_bps as f64 * w),
             loss_rate: ratio(total_drops + lost, arrivals),
             drops,
@@ -289,7 +290,8 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
                 link: role_name(&l.role),
                 qdisc: world.net.topology.links[i].qdisc.kind().to_string(),
                 rate_bps: l.rate_bps,
-                utilisation: (l.tx_bytes - s0.tx_bytes) as f64 * 8.0 / (l.rate_bps as f64 * w),
+                utilisation: (l.served_bits(world.now) - s0.served_bits) as f64
+                    / (l.rate_bps as f64 * w),
                 arrivals,
                 departures: st.dequeued - s0.stats.dequeued,
                 drops,

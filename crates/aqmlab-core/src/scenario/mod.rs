@@ -34,6 +34,7 @@
 
 pub mod expand;
 pub mod run;
+pub mod shape;
 pub mod spread;
 pub mod topology;
 
@@ -384,6 +385,15 @@ impl Scenario {
 
     /// Validates an already parsed table.
     pub fn from_table(table: toml::Table) -> Result<Scenario, ScenarioError> {
+        let raw = toml::Value::Table(table.clone());
+        let scenario = Scenario::from_table_unchecked(table)?;
+        if let Ok(resolved) = toml::Value::try_from(&scenario.file) {
+            shape::reject_positional(&raw, &resolved, "")?;
+        }
+        Ok(scenario)
+    }
+
+    fn from_table_unchecked(table: toml::Table) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile =
             serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(from_serde)?;
         file.validate()?;

@@ -171,22 +171,30 @@ impl TcpConfig {
             "at most max_rto",
         )?;
         check(
-            self.clock_granularity.0 > 0,
+            self.clock_granularity >= crate::time::MIN_TIMER_PERIOD,
             "clock_granularity",
             self.clock_granularity,
-            "greater than 0",
+            "at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
+        // The retransmission timer's bounds: an RTO of nanoseconds fires thousands of times per
+        // round trip, each a spurious retransmission (RFC 6298 (2.4) asks for 1 s; Linux 200 ms).
         check(
-            self.initial_rto.0 > 0,
+            self.initial_rto >= crate::time::MIN_TIMER_PERIOD,
             "initial_rto",
             self.initial_rto,
-            "greater than 0",
+            "at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
-            self.delack_interval.0 > 0,
+            self.max_rto >= crate::time::MIN_TIMER_PERIOD,
+            "max_rto",
+            self.max_rto,
+            "at least 1us (time::MIN_TIMER_PERIOD)",
+        )?;
+        check(
+            self.delack_interval >= crate::time::MIN_TIMER_PERIOD,
             "delack_interval",
             self.delack_interval,
-            "greater than 0",
+            "at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         Ok(())
     }
