@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup demo test test-rust test-py bench lint fmt clean
+.PHONY: help setup demo test test-rust test-py bench bench-scaling lint fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -46,8 +46,14 @@ test-rust: setup ## Rust tests (core, then the binding's unit tests)
 test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
 	$(PY) -m pytest -q
 
-bench: ## whole-run benchmark (release build of the core)
-	$(CARGO) run --release -p aqmlab-core --example bench
+bench: ## bottleneck packets per CPU-second on the 155 Mbps dumbbells, 100 and 400 flows
+	$(CARGO) build --release -p aqmlab-core --example bench
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 3
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows.toml 3
+
+bench-scaling: ## packets per CPU-second, 10..10^4 flows x 10 Mbps..10 Gbps, into docs/performance.md
+	$(CARGO) build --release -p aqmlab-core --example scaling
+	./target/release/examples/scaling --write docs/performance.md
 
 lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check
 	$(CARGO) fmt --all -- --check

@@ -215,7 +215,8 @@ main(int argc, char* argv[])
     Simulator::Destroy();
 
     double rate = DataRate(bottleneckBw).GetBitRate();
-    double utilisation = g.txBytesWindow * 8.0 / (rate * (duration - warmup));
+    double window = duration - warmup;
+    double utilisation = window > 0 ? g.txBytesWindow * 8.0 / (rate * window) : 0.0;
     std::printf("{\"flows\": %u, \"sack\": %s, \"bottleneck_packets\": %llu, \"drops\": %llu, "
                 "\"loss_rate\": %.6f, \"utilisation\": %.6f, \"events\": %llu, \"wall_s\": %.3f}\n",
                 flows,
