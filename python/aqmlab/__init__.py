@@ -11,9 +11,20 @@ this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aq
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, validate
+from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
 from aqmlab.results import Results
 
 __version__: str = _core_version()
 
-__all__ = ["Results", "ScenarioError", "__version__", "algorithms", "replay", "run", "validate"]
+__all__ = [
+    "METRICS",
+    "Results",
+    "ScenarioError",
+    "__version__",
+    "algorithms",
+    "metrics",
+    "replay",
+    "run",
+    "validate",
+]

@@ -4,7 +4,7 @@
 //! Each dumbbell: bottleneck delay 10 ms and a buffer of one bandwidth-delay product at 100 ms
 //! (at least 100 packets); access links as fast as the bottleneck (so only the bottleneck
 //! queues) with one-way delays spread linearly over 1-50 ms; flows start in the first second.
-//! The simulated time gives about 2 M bottleneck packets at full load (between 2 and 200 s),
+//! The simulated time gives about 4 M bottleneck packets at full load (between 5 and 200 s),
 //! enough that start-up costs do not count.
 //!
 //! `cargo run --release -p aqmlab-core --example scaling -- [--write docs/performance.md]`
@@ -18,7 +18,7 @@ const RATES_MBPS: [u64; 4] = [10, 100, 1_000, 10_000];
 
 fn scenario(flows: u64, mbps: u64) -> (String, f64) {
     let pkts_per_s = mbps as f64 * 1e6 / 8000.0;
-    let duration = (2e6 / pkts_per_s).clamp(2.0, 200.0).round();
+    let duration = (4e6 / pkts_per_s).clamp(5.0, 200.0).round();
     let buffer = ((pkts_per_s * 0.1) as u64).max(100);
     let toml = format!(
         r#"name = "scaling: {flows} flows, {mbps} Mbps"

@@ -67,6 +67,7 @@ pub struct QueueStats {
 pub struct DelayStats {
     pub mean: f64,
     pub p50: f64,
+    pub p90: f64,
     pub p99: f64,
 }
 
@@ -192,6 +193,7 @@ impl Summary {
             delay_ms: DelayStats {
                 mean: h.mean_ms(),
                 p50: h.quantile_ms(0.5),
+                p90: h.quantile_ms(0.9),
                 p99: h.quantile_ms(0.99),
             },
             groups: group_summaries(world, rec, &goodputs),
@@ -444,6 +446,10 @@ pub const METRICS: &[Metric] = &[
     run("delay_ms.p50", "queueing delay", "delay p50")
         .unit("ms")
         .about("Median queueing delay of packets leaving the measured link in the window.")
+        .better(Better::Lower),
+    run("delay_ms.p90", "queueing delay", "delay p90")
+        .unit("ms")
+        .about("90th percentile of the queueing delay in the window.")
         .better(Better::Lower),
     run("delay_ms.p99", "queueing delay", "delay p99")
         .unit("ms")

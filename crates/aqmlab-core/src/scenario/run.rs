@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::engine;
 use crate::error::ScenarioError;
-use crate::metrics::{Recorded, Recorder, Summary, Table};
+use crate::metrics::{Recorder, Summary, Table};
 use crate::scenario::Scenario;
 use crate::time::SimDuration;
 
@@ -69,24 +69,17 @@ impl engine::Simulator<Recorder> {
             let c = l.counters(world.now);
             c.arrivals == c.dequeued + c.drops + c.backlog
         }));
-        let Recorded {
-            summary,
-            flows,
-            queue,
-            groups,
-            links,
-            transfers,
-        } = recorder.finish(&world);
-        let value = summary.to_value();
+        let r = recorder.finish(&world);
+        let value = r.summary.to_value();
         RunOutput {
             summary_json: serde_json::to_string_pretty(&value).unwrap_or_default(),
             summary: value,
-            typed_summary: summary,
-            flows,
-            queue,
-            groups,
-            links,
-            transfers,
+            typed_summary: r.summary,
+            flows: r.flows,
+            queue: r.queue,
+            groups: r.groups,
+            links: r.links,
+            transfers: r.transfers,
             events,
         }
     }
