@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean wheel fuzz
+.PHONY: help setup demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -46,8 +46,14 @@ test-rust: setup ## Rust tests (core, then the binding's unit tests)
 test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
 	$(PY) -m pytest -q
 
-bench: ## whole-run benchmark (release build of the core)
-	$(CARGO) run --release -p aqmlab-core --example bench
+bench: ## bottleneck packets per CPU-second on the 155 Mbps dumbbells, 100 and 400 flows
+	$(CARGO) build --release -p aqmlab-core --example bench
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 3
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows.toml 3
+
+bench-scaling: ## packets per CPU-second, 10..10^4 flows x 10 Mbps..10 Gbps, into docs/performance.md
+	$(CARGO) build --release -p aqmlab-core --example scaling
+	./target/release/examples/scaling --write docs/performance.md
 
 # A portable wheel: manylinux2014 (glibc 2.17) through zig as the linker, built with the `wheel`
 # profile (release, no debug info, stripped). ziglang comes from PyPI into .venv.

@@ -12,9 +12,10 @@ import base64
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas costs ~0.5 s of CPU to import; a run's page does not need it
+    import pandas as pd
 
 from aqmlab import registry
 
@@ -58,6 +59,32 @@ def table(df: pd.DataFrame, caption: str = "") -> str:
     return cap + df.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")
 
 
+def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> str:
+    """Rows as an HTML table shaped like :func:`table`'s, without pandas (a run's page is
+    written by every ``aqmlab run``, and importing pandas would cost more than a short run)."""
+
+    def cell(v: Any) -> str:
+        if v is None or (isinstance(v, float) and v != v):
+            return ""
+        return esc(f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
+    header = "".join(f"<th>{esc(str(c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return (
+        f'{cap}<table border="1" class="dataframe"><thead><tr style="text-align: right;">'
+        f"{header}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _records_table(records: Sequence[Mapping[str, Any]], caption: str = "") -> str:
+    """Dicts as rows; columns in first-seen order (as ``pd.DataFrame(records)`` has them)."""
+    columns: dict[str, None] = {}
+    for r in records:
+        columns.update(dict.fromkeys(r))
+    return rows_table(list(columns), [[r.get(c) for c in columns] for r in records], caption)
+
+
 def markdown_table(df: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table (numbers to 4 significant digits)."""
 
@@ -88,7 +115,7 @@ def _stat(summary: Mapping[str, Any], key: str, field: str) -> Any:
     return v.get(field) if isinstance(v, Mapping) else None
 
 
-def headline(summary: Mapping[str, Any]) -> pd.DataFrame:
+def headline(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The run's headline numbers as (metric, value) rows; absent keys are left out."""
     out: list[tuple[str, str]] = []
     for name, value in (
@@ -112,22 +139,21 @@ def headline(summary: Mapping[str, Any]) -> pd.DataFrame:
             out.append((f"{ms[0].label} by reason", text))
         else:
             out.append((ms[0].title, f"{value:.4g}" if isinstance(value, float) else str(value)))
-    return pd.DataFrame(out, columns=["metric", "value"])
+    return out
 
 
-def _groups(summary: Mapping[str, Any]) -> pd.DataFrame:
+def _groups(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     groups = summary.get("groups")
     if not isinstance(groups, Mapping) or not groups:
-        return pd.DataFrame()
-    rows = [{"group": g, **v} for g, v in groups.items() if isinstance(v, Mapping)]
-    return pd.DataFrame(rows)
+        return []
+    return [{"group": g, **v} for g, v in groups.items() if isinstance(v, Mapping)]
 
 
-def _links(summary: Mapping[str, Any]) -> pd.DataFrame:
+def _links(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     links = summary.get("links")
     if not isinstance(links, Sequence) or not links:
-        return pd.DataFrame()
-    return pd.DataFrame(list(links))
+        return []
+    return [dict(r) for r in links if isinstance(r, Mapping)]
 
 
 def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> str:
@@ -138,13 +164,16 @@ def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> s
         f"<p>Seed {esc(str(summary.get('seed', '')))}; files in this directory: "
         "summary.json, *.parquet, scenario.toml.</p>"
     )
-    parts.append(table(headline(summary)))
+    parts.append(rows_table(["metric", "value"], headline(summary)))
     groups = _groups(summary)
-    if not groups.empty:
-        parts += ["<h2>Flow groups</h2>", table(groups)]
+    if groups:
+        parts += ["<h2>Flow groups</h2>", _records_table(groups)]
     links = _links(summary)
-    if not links.empty:
-        parts += ["<h2>Links</h2>", table(links, "Every link of the topology, both directions.")]
+    if links:
+        parts += [
+            "<h2>Links</h2>",
+            _records_table(links, "Every link of the topology, both directions."),
+        ]
     figures = [figure(run_dir / name, caption) for name, caption in RUN_FIGURES]
     if any(figures):
         parts += ["<h2>Plots</h2>", *figures]
@@ -179,6 +208,8 @@ SWEEP_METRICS = tuple(m.key for m in registry.plotted())
 
 
 def _numeric_axes(runs: pd.DataFrame, labels: list[str]) -> list[str]:
+    import pandas as pd
+
     return [
         c
         for c in labels

@@ -20,15 +20,17 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:  # pyarrow costs ~0.35 s to import: only when tables are built or written
+    import pyarrow as pa
 
 TABLES = ("flows", "queue", "groups", "links", "transfers")
 
 
 def _to_arrow(columns: dict[str, Any]) -> pa.Table:
+    import pyarrow as pa
+
     return pa.table({name: pa.array(values) for name, values in columns.items()})
 
 
@@ -45,7 +47,7 @@ class Results:
     queue: pa.Table
     groups: pa.Table
     links: pa.Table
-    transfers: pa.Table = field(default_factory=lambda: pa.table({}))
+    transfers: pa.Table = field(default_factory=lambda: _to_arrow({}))
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -96,6 +98,8 @@ class Results:
 
         out = output.check_destination(out_dir, force=force, what="out_dir")
         invariants.check_summary(self.summary, self.name)
+        import pyarrow.parquet as pq
+
         with output.atomic_dir(out) as tmp:
             (tmp / "summary.json").write_text(self.summary_json, encoding="utf-8")
             (tmp / "scenario.toml").write_text(self.scenario_toml, encoding="utf-8")

@@ -127,9 +127,49 @@ impl World {
     }
 }
 
+/// Every flow's data and ACK routes in one flat array: the forwarding step reads a few bytes
+/// per packet from a table that stays in cache, instead of following each flow's `FlowSpec`
+/// (hundreds of bytes, two heap vectors) for every hop.
+struct Routes {
+    /// Per flow: index of its first forward hop in `hops`, forward length, reverse length
+    /// (the reverse hops follow the forward ones).
+    index: Vec<(u32, u16, u16)>,
+    hops: Vec<LinkId>,
+}
+
+impl Routes {
+    fn new(net: &Expanded) -> Routes {
+        let mut r = Routes {
+            index: Vec::with_capacity(net.flows.len()),
+            hops: Vec::new(),
+        };
+        for fl in &net.flows {
+            let len = |v: &Vec<LinkId>| u16::try_from(v.len()).expect("route under 65 536 hops");
+            r.index
+                .push((r.hops.len() as u32, len(&fl.forward), len(&fl.reverse)));
+            r.hops.extend_from_slice(&fl.forward);
+            r.hops.extend_from_slice(&fl.reverse);
+        }
+        r
+    }
+
+    /// Link number `hop` of flow `flow`'s data (`ack` false) or ACK route, if the route has it.
+    #[inline]
+    fn link(&self, flow: usize, ack: bool, hop: usize) -> Option<LinkId> {
+        let (start, fwd, rev) = self.index[flow];
+        let (base, len) = if ack {
+            (start as usize + fwd as usize, rev as usize)
+        } else {
+            (start as usize, fwd as usize)
+        };
+        (hop < len).then(|| self.hops[base + hop])
+    }
+}
+
 /// The discrete-event simulator of one scenario, with observer `O` measuring it.
 pub struct Simulator<O: Observer> {
     world: World,
+    routes: Routes,
     events: EventQueue<Ev>,
     next_packet_id: u64,
     scratch: Vec<Packet>,
@@ -254,6 +294,7 @@ impl<O: Observer> Simulator<O> {
             }
         }
         let queued = links.iter().map(|l| !l.is_arithmetic_fifo()).collect();
+        let routes = Routes::new(&net);
         let world = World {
             now: SimTime::ZERO,
             end: SimTime::ZERO + f.duration,
@@ -278,6 +319,7 @@ impl<O: Observer> Simulator<O> {
         }
         Simulator {
             world,
+            routes,
             events,
             next_packet_id: 0,
             scratch: Vec::new(),
@@ -476,14 +518,8 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn forward_from(&mut self, pkt: Packet, hop: usize) {
         let fi = pkt.flow as usize;
-        let spec = &self.world.net.flows[fi];
-        let path = if pkt.kind == PacketKind::Data {
-            &spec.forward
-        } else {
-            &spec.reverse
-        };
         let now = self.world.now;
-        if let Some(&l) = path.get(hop) {
+        if let Some(l) = self.routes.link(fi, pkt.kind == PacketKind::Ack, hop) {
             let queued = self.queued[l as usize];
             let next = self.world.links[l as usize].offer(now, pkt);
             self.schedule(l, next);
