@@ -158,7 +158,9 @@ impl Recorder {
                 })
                 .collect(),
         };
-        world.links[world.net.bottleneck as usize].delay_hist.clear();
+        world.links[world.net.bottleneck as usize]
+            .delay_hist
+            .clear();
     }
 
     fn sample(&mut self, world: &World) {
@@ -221,7 +223,10 @@ impl Recorder {
         let groups = Table {
             columns: vec![
                 ("t_s".into(), Column::F64(std::mem::take(&mut s.bin_t))),
-                ("group".into(), Column::Str(std::mem::take(&mut s.bin_group))),
+                (
+                    "group".into(),
+                    Column::Str(std::mem::take(&mut s.bin_group)),
+                ),
                 (
                     "goodput_mbps".into(),
                     Column::F64(std::mem::take(&mut s.bin_goodput)),
@@ -244,8 +249,8 @@ impl Recorder {
         let w = world.window_secs();
         (0..world.flows.len())
             .map(|i| {
-                let bytes = world.delivered_bytes(i)
-                    - self.snapshot.delivered.get(i).copied().unwrap_or(0);
+                let bytes =
+                    world.delivered_bytes(i) - self.snapshot.delivered.get(i).copied().unwrap_or(0);
                 bytes as f64 * 8.0 / w / 1e6
             })
             .collect()
@@ -370,7 +375,13 @@ impl Recorder {
         );
         t.push(
             "retransmits",
-            i64s(&|i| since(&snap.retransmits, i, flows[i].source.tcp_stats().retransmits)),
+            i64s(&|i| {
+                since(
+                    &snap.retransmits,
+                    i,
+                    flows[i].source.tcp_stats().retransmits,
+                )
+            }),
         );
         t.push(
             "timeouts",

@@ -219,9 +219,7 @@ fn group_summaries(
         .iter()
         .enumerate()
         .map(|(gi, name)| {
-            let members: Vec<usize> = (0..n)
-                .filter(|&i| world.net.flows[i].group == gi)
-                .collect();
+            let members: Vec<usize> = (0..n).filter(|&i| world.net.flows[i].group == gi).collect();
             let gp: Vec<f64> = members.iter().map(|&i| goodputs[i]).collect();
             let (drops, marks) = members.iter().fold((0, 0), |(d, m), &i| {
                 let (di, mi) = rec.flow_drops_marks(world, i);
@@ -412,7 +410,9 @@ pub const METRICS: &[Metric] = &[
         .unit("packets")
         .about("Packets ECN-marked at the measured link in the window."),
     run("jain_index", "Jain index", "jain")
-        .about("Jain's fairness index of the flows' goodputs: 1 equal shares, 1/n one flow takes all.")
+        .about(
+            "Jain's fairness index of the flows' goodputs: 1 equal shares, 1/n one flow takes all.",
+        )
         .better(Better::Higher)
         .plotted()
         .format(".4f"),

@@ -31,6 +31,7 @@ pub mod sender;
 #[cfg(test)]
 mod wire;
 
+pub use congestion::CongestionControl;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};
@@ -54,6 +55,17 @@ pub enum Variant {
     Sack,
 }
 
+/// Which ECN-capable codepoint data packets carry when `ecn = true`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnCodepoint {
+    /// ECT(0), RFC 3168's classic ECN.
+    #[default]
+    Ect0,
+    /// ECT(1): an L4S (scalable) sender, RFC 9331; a DualPI2 queue classifies it as L4S.
+    Ect1,
+}
+
 /// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -71,8 +83,10 @@ pub enum RttLabel {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// reno | newreno.
+    /// Loss recovery: reno | newreno | sack.
     pub variant: Variant,
+    /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`).
+    pub cc: CongestionControl,
     /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
     pub mss: u32,
     /// ACK size on the wire, bytes (40).
@@ -106,6 +120,8 @@ pub struct TcpConfig {
     /// retransmit timer, so the holds of RFC 3168 §6.1.2 grow 1, 2, 4, … RTOs. `false` holds
     /// for one RTO each time (RFC 3168 alone).
     pub ecn_backoff: bool,
+    /// ect0 | ect1: the codepoint of ECN-capable data packets (ect1 for L4S senders).
+    pub ecn_codepoint: EcnCodepoint,
     /// none | srtt | min: what the sender writes into each data packet's RTT label.
     pub rtt_label: RttLabel,
 }
@@ -114,6 +130,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::Reno,
+            cc: CongestionControl::Reno,
             mss: 1000,
             ack_size: 40,
             max_window: 0,
@@ -128,6 +145,7 @@ impl Default for TcpConfig {
             delack_interval: SimDuration::from_millis(100),
             ecn: false,
             ecn_backoff: true,
+            ecn_codepoint: EcnCodepoint::Ect0,
             rtt_label: RttLabel::None,
         }
     }
@@ -179,6 +197,12 @@ impl TcpConfig {
             "greater than 0",
         )?;
         check(
+            self.cc != CongestionControl::Dctcp || self.ecn,
+            "ecn",
+            self.ecn,
+            "true when cc = \"dctcp\" (DCTCP reacts to ECN marks)",
+        )?;
+        check(
             self.delack_interval.0 > 0,
             "delack_interval",
             self.delack_interval,
@@ -224,6 +248,16 @@ mod tests {
         );
         let e = parse("variant = \"cubic\"").unwrap_err();
         assert_eq!(e.path, "variant");
+        let cfg = parse("cc = \"cubic\"\nvariant = \"sack\"").unwrap();
+        assert_eq!(
+            (cfg.cc, cfg.variant),
+            (CongestionControl::Cubic, Variant::Sack)
+        );
+        let e = parse("cc = \"dctcp\"").unwrap_err();
+        assert_eq!(e.path, "ecn", "DCTCP without ECN is refused");
+        let cfg = parse("cc = \"dctcp\"\necn = true\necn_codepoint = \"ect1\"").unwrap();
+        assert_eq!(cfg.ecn_codepoint, EcnCodepoint::Ect1);
+        assert_eq!(parse("cc = \"bbr\"").unwrap_err().path, "cc");
         // A misspelled key is rejected and named (see udp.rs on the doubled path).
         let e = parse("mms = 1500").unwrap_err();
         assert_eq!(e.path.rsplit('.').next(), Some("mms"));
