@@ -61,3 +61,70 @@ fn dctcp_holds_the_queue_near_the_marking_threshold() {
     println!("reno-ecn: {}", reno.summary_json);
     assert!(f(&reno, "utilisation") < f(&out, "utilisation"));
 }
+
+/// DualPI2 (RFC 9332) with five Classic flows (Reno, Not-ECT) and five L4S flows (DCTCP,
+/// ECT(1)) sharing the 10 Mbps link: L4S packets wait about the 1 ms step threshold, Classic
+/// packets about the 15 ms PI target, and the link stays full.
+#[test]
+fn dualpi2_keeps_l4s_delay_near_its_step_with_classic_flows_sharing() {
+    let text = r#"
+name = "dualpi2 sharing"
+duration = "40s"
+warmup = "10s"
+[bottleneck]
+rate = "10Mbps"
+delay = "20ms"
+buffer = 200
+qdisc = { kind = "dualpi2" }
+[[flows]]
+count = 5
+access_rate = "100Mbps"
+access_delay = "10ms"
+start = { uniform = ["0s", "1s"] }
+tcp = { variant = "sack", cc = "reno" }
+group = "classic"
+[[flows]]
+count = 5
+access_rate = "100Mbps"
+access_delay = "10ms"
+start = { uniform = ["0s", "1s"] }
+tcp = { variant = "sack", cc = "dctcp", ecn = true, ecn_codepoint = "ect1" }
+group = "l4s"
+"#;
+    let out = run(text);
+    assert_conserved(&out);
+    let t = col_f64(&out.queue, "t_s");
+    let mean_after = |name: &str| {
+        let v = col_f64(&out.queue, name);
+        let xs: Vec<f64> = t
+            .iter()
+            .zip(v)
+            .filter(|(t, _)| **t >= 10.0)
+            .map(|(_, v)| *v)
+            .collect();
+        xs.iter().sum::<f64>() / xs.len() as f64
+    };
+    let l4s = mean_after("l4s_sojourn_ms");
+    let classic = mean_after("classic_sojourn_ms");
+    let g = &out.summary["groups"];
+    let (gl, gc) = (
+        g["l4s"]["goodput_mbps"].as_f64().unwrap(),
+        g["classic"]["goodput_mbps"].as_f64().unwrap(),
+    );
+    println!("L4S sojourn {l4s:.2} ms, Classic {classic:.2} ms, goodput L4S {gl:.2} Classic {gc:.2} Mbps");
+    assert!(f(&out, "utilisation") > 0.95);
+    assert!(
+        (0.3..2.0).contains(&l4s),
+        "L4S delay {l4s} ms, step at 1 ms"
+    );
+    assert!(
+        (7.0..25.0).contains(&classic),
+        "Classic delay {classic} ms, target 15 ms"
+    );
+    assert_eq!(
+        g["l4s"]["drops"].as_f64(),
+        Some(0.0),
+        "L4S flows see marks, not loss"
+    );
+    assert!(gl > 1.0 && gc > 1.0, "neither class starves");
+}

@@ -19,6 +19,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 pub mod ared;
+pub mod avq;
 pub mod blue;
 pub mod chablis;
 pub mod choke;
@@ -26,11 +27,13 @@ pub mod codel;
 pub mod csfq;
 pub mod droptail;
 pub mod drr;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod fred;
 pub mod green_rate;
 pub mod green_tcp;
 pub mod nlred;
+pub mod pi;
 pub mod pie;
 pub mod red;
 pub(crate) mod red_core;
@@ -318,4 +321,7 @@ algorithms! {
     Pie(pie),
     FqCoDel(fq_codel),
     Drr(drr),
+    Pi(pi),
+    Avq(avq),
+    DualPi2(dualpi2),
 }
