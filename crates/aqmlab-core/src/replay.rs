@@ -67,6 +67,9 @@ pub struct ReplayRecord {
     pub qlen_bytes_before: u64,
     /// Packets dropped inside a dequeue call (arrival index, reason), in order.
     pub dropped: Vec<(u64, Reason)>,
+    /// The packet this event handled was CE-marked by it: at enqueue (as `Action::Marked`) or
+    /// at dequeue (CoDel, FQ-CoDel, PIE and DualPI2 mark on the way out), with the reason.
+    pub marked: Option<Reason>,
     /// The qdisc's probes after the event.
     pub probes: Vec<(&'static str, f64)>,
     /// Random numbers the qdisc has drawn so far, this event's included.
@@ -159,6 +162,7 @@ pub fn replay(
         }
         let (qlen_pkts_before, qlen_bytes_before) = (q.len_pkts(), q.len_bytes());
         let mut dropped = Vec::new();
+        let marks_before = q.stats().marked;
         let (action, packet) = match *ev {
             ReplayEvent::Enqueue {
                 t,
@@ -191,6 +195,10 @@ pub fn replay(
                 }
             }
         };
+        // Which reason's mark counter this event moved (one packet at most is marked per call).
+        let marked = Reason::ALL
+            .into_iter()
+            .find(|&r| q.stats().marked[r as usize] > marks_before[r as usize]);
         let mut probes = Vec::new();
         q.probe(&mut |k, v| probes.push((k, v)));
         out.push(ReplayRecord {
@@ -201,6 +209,7 @@ pub fn replay(
             qlen_pkts_before,
             qlen_bytes_before,
             dropped,
+            marked,
             probes,
             draws: rng.drawn(),
         });
@@ -323,6 +332,69 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path, "uniforms");
+    }
+
+    /// CoDel with ECN marks on the way out: the dequeue records say so, with the reason; the
+    /// enqueue records carry a mark only when the enqueue made it.
+    #[test]
+    fn records_show_marks_made_at_dequeue() {
+        let cfg = AqmConfig::from_table(toml::from_str("kind='codel'\necn=true").unwrap()).unwrap();
+        let mut events = Vec::new();
+        for i in 0..200u64 {
+            events.push(ReplayEvent::Enqueue {
+                t: SimTime(i * 1_000_000),
+                size_bytes: 1000,
+                flow: 0,
+                ecn_capable: true,
+            });
+            if i % 2 == 1 {
+                events.push(ReplayEvent::Dequeue {
+                    t: SimTime(i * 1_000_000),
+                });
+            }
+        }
+        let r = replay(
+            &cfg,
+            BufferLimit::Packets(1000),
+            &events,
+            None,
+            0,
+            1_000_000,
+            1000,
+        )
+        .unwrap();
+        let marked: Vec<&ReplayRecord> = r.iter().filter(|x| x.marked.is_some()).collect();
+        assert!(
+            !marked.is_empty(),
+            "a standing queue above target for an interval is marked"
+        );
+        assert!(marked
+            .iter()
+            .all(|x| x.action == Action::Dequeued && x.marked == Some(Reason::Sojourn)));
+        // RED marks at enqueue: the record's action and `marked` agree.
+        let red_ecn = red("min_th=2\nmax_th=20\nw_q=0.5\nmax_p=0.5\necn=true");
+        let ev: Vec<ReplayEvent> = (0..60)
+            .map(|t| ReplayEvent::Enqueue {
+                t: SimTime(t),
+                size_bytes: 1000,
+                flow: 0,
+                ecn_capable: true,
+            })
+            .collect();
+        let r = replay(
+            &red_ecn,
+            BufferLimit::Packets(50),
+            &ev,
+            None,
+            7,
+            1_000_000,
+            1000,
+        )
+        .unwrap();
+        assert!(r.iter().any(|x| x.marked.is_some()));
+        for x in &r {
+            assert_eq!(x.marked.is_some(), matches!(x.action, Action::Marked(_)));
+        }
     }
 
     #[test]
