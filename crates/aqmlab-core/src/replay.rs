@@ -7,8 +7,12 @@
 //! by one with another implementation's (`tests/red_vectors.rs` does so against ns-3's RED).
 //!
 //! Packet ids are arrival indices: the n-th `Enqueue` event carries packet n, whatever happens to
-//! it. Before each event, every timer the qdisc asked for at or before the event's time fires
-//! (`on_timer` at the timer's own instant), so periodic control laws run as in a simulation.
+//! it. Before each event, every timer the qdisc asked for before the event's time fires
+//! (`on_timer` at the timer's own instant), so periodic control laws run as in a simulation. A
+//! timer due at the same instant as an event fires after it, as in ns-3, where the script's
+//! calls are scheduled before the run and a periodic timer only when its previous expiry runs
+//! (the earlier-scheduled event goes first); the qdisc's first timer, armed when it is built,
+//! is the exception and fires before events at its instant.
 
 use crate::aqm::{AqmConfig, BuildContext, FlowInfo, Reason};
 use crate::error::ScenarioError;
@@ -137,6 +141,7 @@ pub fn replay(
     let mut out = Vec::with_capacity(events.len());
     let mut arrivals: u64 = 0;
     let mut last = SimTime::ZERO;
+    let mut first_timer = true;
     for (i, ev) in events.iter().enumerate() {
         let t = ev.time();
         if t < last {
@@ -147,10 +152,15 @@ pub fn replay(
             ));
         }
         last = t;
+        // ns-3's order at equal times: the script's calls were all scheduled before the run, a
+        // periodic timer when its previous expiry ran, so a timer due at the instant of a
+        // call runs after it; only the first timer, armed when the qdisc was built (before the
+        // script, as ns-3's `Initialize()`), runs before calls at its instant.
         while let Some(due) = q.next_timer() {
-            if due > t {
+            if due > t || (due == t && !first_timer) {
                 break;
             }
+            first_timer = false;
             q.on_timer(due, &mut rng);
             if q.next_timer().is_some_and(|next| next <= due) {
                 return Err(ScenarioError::new(
@@ -395,6 +405,38 @@ mod tests {
         for x in &r {
             assert_eq!(x.marked.is_some(), matches!(x.action, Action::Marked(_)));
         }
+    }
+
+    /// PIE's update every 15 ms: the one due at 30 ms, the same instant as a scripted enqueue,
+    /// runs after that enqueue (ns-3's order), so the enqueue's record still shows the old
+    /// probability and the next call's the new one.
+    #[test]
+    fn a_timer_due_with_an_event_runs_after_it() {
+        let cfg = AqmConfig::from_table(toml::from_str("kind='pie'").unwrap()).unwrap();
+        let ms = |x: u64| SimTime(x * 1_000_000);
+        let enq_at = |t: SimTime| ReplayEvent::Enqueue {
+            t,
+            size_bytes: 1000,
+            flow: 0,
+            ecn_capable: false,
+        };
+        let mut events: Vec<ReplayEvent> = (0..10).map(|_| enq_at(ms(0))).collect();
+        events.push(ReplayEvent::Dequeue { t: ms(20) }); // sojourn 20 ms > target 15 ms
+        events.push(enq_at(ms(30)));
+        events.push(enq_at(SimTime(ms(30).0 + 1)));
+        let r = replay(
+            &cfg,
+            BufferLimit::Packets(100),
+            &events,
+            None,
+            0,
+            10_000_000,
+            1000,
+        )
+        .unwrap();
+        let p = |i: usize| r[i].probe("drop_prob").unwrap();
+        assert_eq!(p(11), 0.0, "the 30 ms update has not run yet");
+        assert!(p(12) > 0.0, "it ran before the next call");
     }
 
     #[test]
