@@ -66,3 +66,18 @@ def test_replay_errors_name_the_argument(kwargs, path):
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.replay(args.pop("qdisc"), args.pop("events"), **args)
     assert e.value.path == path
+
+
+def test_codel_marks_made_at_dequeue_are_in_the_records():
+    # One ECN-capable packet per ms, one dequeue per 2 ms: a standing queue above CoDel's 5 ms
+    # target for more than its 100 ms interval, so CoDel marks on the way out.
+    events: list[tuple[str, float] | tuple[str, float, int, int, bool]] = []
+    for i in range(200):
+        events.append(("enqueue", i * 1e-3, 1000, 0, True))
+        if i % 2:
+            events.append(("dequeue", i * 1e-3))
+    recs = aqmlab.replay({"kind": "codel", "ecn": True}, events, buffer=1000)
+    marked = [r for r in recs if r["marked"] is not None]
+    assert marked, "no dequeue-time mark recorded"
+    assert all(r["action"] == "dequeued" and r["marked"] == "sojourn" for r in marked)
+    assert all(r["marked"] is None for r in recs if r["action"] == "enqueued")

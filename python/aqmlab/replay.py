@@ -12,6 +12,8 @@ Each record: ``event`` (index), ``t_s``, ``t_ns``, ``action`` (``enqueued``, ``m
 ``dropped``, ``dequeued``, ``empty``), ``reason`` (``early``, ``forced``, ``overflow``, ...,
 or None), ``packet`` (arrival index of the packet enqueued or dequeued), ``qlen_pkts_before``,
 ``qlen_bytes_before``, ``dropped`` (packets dropped inside a dequeue: ``[(packet, reason)]``),
+``marked`` (the reason when this event CE-marked its packet, at enqueue or at dequeue as CoDel,
+FQ-CoDel, PIE and DualPI2 do, else None),
 ``probes`` (the algorithm's variables after the event: ``avg``, ``max_p``, ...) and ``draws``
 (random numbers drawn so far). ``pandas.DataFrame(records)`` makes a table of them.
 """

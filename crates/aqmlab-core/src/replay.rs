@@ -7,8 +7,12 @@
 //! by one with another implementation's (`tests/red_vectors.rs` does so against ns-3's RED).
 //!
 //! Packet ids are arrival indices: the n-th `Enqueue` event carries packet n, whatever happens to
-//! it. Before each event, every timer the qdisc asked for at or before the event's time fires
-//! (`on_timer` at the timer's own instant), so periodic control laws run as in a simulation.
+//! it. Before each event, every timer the qdisc asked for before the event's time fires
+//! (`on_timer` at the timer's own instant), so periodic control laws run as in a simulation. A
+//! timer due at the same instant as an event fires after it, as in ns-3, where the script's
+//! calls are scheduled before the run and a periodic timer only when its previous expiry runs
+//! (the earlier-scheduled event goes first); the qdisc's first timer, armed when it is built,
+//! is the exception and fires before events at its instant.
 
 use crate::aqm::{AqmConfig, BuildContext, FlowInfo, Reason};
 use crate::error::ScenarioError;
@@ -69,6 +73,9 @@ pub struct ReplayRecord {
     /// those the algorithm dropped on the way out; on an enqueue, those pushed out to make room
     /// (FQ-CoDel's and DRR's overflow, CHOKe's matched victim).
     pub dropped: Vec<(u64, Reason)>,
+    /// The packet this event handled was CE-marked by it: at enqueue (as `Action::Marked`) or
+    /// at dequeue (CoDel, FQ-CoDel, PIE and DualPI2 mark on the way out), with the reason.
+    pub marked: Option<Reason>,
     /// The qdisc's probes after the event.
     pub probes: Vec<(&'static str, f64)>,
     /// Random numbers the qdisc has drawn so far, this event's included.
@@ -139,6 +146,7 @@ pub fn replay(
     let mut out = Vec::with_capacity(events.len());
     let mut arrivals: u64 = 0;
     let mut last = SimTime::ZERO;
+    let mut first_timer = true;
     for (i, ev) in events.iter().enumerate() {
         let t = ev.time();
         if t < last {
@@ -149,10 +157,15 @@ pub fn replay(
             ));
         }
         last = t;
+        // ns-3's order at equal times: the script's calls were all scheduled before the run, a
+        // periodic timer when its previous expiry ran, so a timer due at the instant of a
+        // call runs after it; only the first timer, armed when the qdisc was built (before the
+        // script, as ns-3's `Initialize()`), runs before calls at its instant.
         while let Some(due) = q.next_timer() {
-            if due > t {
+            if due > t || (due == t && !first_timer) {
                 break;
             }
+            first_timer = false;
             q.on_timer(due, &mut rng);
             if q.next_timer().is_some_and(|next| next <= due) {
                 return Err(ScenarioError::new(
@@ -164,6 +177,7 @@ pub fn replay(
         }
         let (qlen_pkts_before, qlen_bytes_before) = (q.len_pkts(), q.len_bytes());
         let mut dropped = Vec::new();
+        let marks_before = q.stats().marked;
         let (action, packet) = match *ev {
             ReplayEvent::Enqueue {
                 t,
@@ -198,6 +212,10 @@ pub fn replay(
                 }
             }
         };
+        // Which reason's mark counter this event moved (one packet at most is marked per call).
+        let marked = Reason::ALL
+            .into_iter()
+            .find(|&r| q.stats().marked[r as usize] > marks_before[r as usize]);
         let mut probes = Vec::new();
         q.probe(&mut |k, v| probes.push((k, v)));
         out.push(ReplayRecord {
@@ -208,6 +226,7 @@ pub fn replay(
             qlen_pkts_before,
             qlen_bytes_before,
             dropped,
+            marked,
             probes,
             draws: rng.drawn(),
         });
@@ -330,6 +349,101 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path, "uniforms");
+    }
+
+    /// CoDel with ECN marks on the way out: the dequeue records say so, with the reason; the
+    /// enqueue records carry a mark only when the enqueue made it.
+    #[test]
+    fn records_show_marks_made_at_dequeue() {
+        let cfg = AqmConfig::from_table(toml::from_str("kind='codel'\necn=true").unwrap()).unwrap();
+        let mut events = Vec::new();
+        for i in 0..200u64 {
+            events.push(ReplayEvent::Enqueue {
+                t: SimTime(i * 1_000_000),
+                size_bytes: 1000,
+                flow: 0,
+                ecn_capable: true,
+            });
+            if i % 2 == 1 {
+                events.push(ReplayEvent::Dequeue {
+                    t: SimTime(i * 1_000_000),
+                });
+            }
+        }
+        let r = replay(
+            &cfg,
+            BufferLimit::Packets(1000),
+            &events,
+            None,
+            0,
+            1_000_000,
+            1000,
+        )
+        .unwrap();
+        let marked: Vec<&ReplayRecord> = r.iter().filter(|x| x.marked.is_some()).collect();
+        assert!(
+            !marked.is_empty(),
+            "a standing queue above target for an interval is marked"
+        );
+        assert!(marked
+            .iter()
+            .all(|x| x.action == Action::Dequeued && x.marked == Some(Reason::Sojourn)));
+        // RED marks at enqueue: the record's action and `marked` agree.
+        let red_ecn = red("min_th=2\nmax_th=20\nw_q=0.5\nmax_p=0.5\necn=true");
+        let ev: Vec<ReplayEvent> = (0..60)
+            .map(|t| ReplayEvent::Enqueue {
+                t: SimTime(t),
+                size_bytes: 1000,
+                flow: 0,
+                ecn_capable: true,
+            })
+            .collect();
+        let r = replay(
+            &red_ecn,
+            BufferLimit::Packets(50),
+            &ev,
+            None,
+            7,
+            1_000_000,
+            1000,
+        )
+        .unwrap();
+        assert!(r.iter().any(|x| x.marked.is_some()));
+        for x in &r {
+            assert_eq!(x.marked.is_some(), matches!(x.action, Action::Marked(_)));
+        }
+    }
+
+    /// PIE's update every 15 ms: the one due at 30 ms, the same instant as a scripted enqueue,
+    /// runs after that enqueue (ns-3's order), so the enqueue's record still shows the old
+    /// probability and the next call's the new one.
+    #[test]
+    fn a_timer_due_with_an_event_runs_after_it() {
+        let cfg = AqmConfig::from_table(toml::from_str("kind='pie'").unwrap()).unwrap();
+        let ms = |x: u64| SimTime(x * 1_000_000);
+        let enq_at = |t: SimTime| ReplayEvent::Enqueue {
+            t,
+            size_bytes: 1000,
+            flow: 0,
+            ecn_capable: false,
+        };
+        let mut events: Vec<ReplayEvent> = (0..10).map(|_| enq_at(ms(0))).collect();
+        events.push(ReplayEvent::Dequeue { t: ms(20) }); // sojourn 20 ms > target 15 ms
+        events.push(enq_at(ms(30)));
+        events.push(enq_at(SimTime(ms(30).0 + 1)));
+        let r = replay(
+            &cfg,
+            BufferLimit::Packets(100),
+            &events,
+            None,
+            0,
+            10_000_000,
+            1000,
+        )
+        .unwrap();
+        let p = |i: usize| r[i].probe("drop_prob").unwrap();
+        assert_eq!(p(11), 0.0, "the 30 ms update has not run yet");
+        assert!(p(12) > 0.0, "it ran before the next call");
     }
 
     #[test]

@@ -264,6 +264,7 @@ fn replay<'py>(
         d.set_item("qlen_bytes_before", r.qlen_bytes_before)?;
         let dropped: Vec<(u64, &str)> = r.dropped.iter().map(|(p, why)| (*p, why.key())).collect();
         d.set_item("dropped", dropped)?;
+        d.set_item("marked", r.marked.map(|why| why.key()))?;
         let probes = PyDict::new(py);
         for (name, value) in &r.probes {
             probes.set_item(*name, *value)?;

@@ -22,6 +22,7 @@ use crate::schema::{self, KeyDoc};
 use crate::time::{SimDuration, SimTime};
 
 pub mod ared;
+pub mod avq;
 pub mod blue;
 pub mod chablis;
 pub mod choke;
@@ -29,11 +30,13 @@ pub mod codel;
 pub mod csfq;
 pub mod droptail;
 pub mod drr;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod fred;
 pub mod green_rate;
 pub mod green_tcp;
 pub mod nlred;
+pub mod pi;
 pub mod pie;
 pub mod red;
 pub(crate) mod red_core;
@@ -327,4 +330,7 @@ algorithms! {
     Pie(pie),
     FqCoDel(fq_codel),
     Drr(drr),
+    Pi(pi),
+    Avq(avq),
+    DualPi2(dualpi2),
 }

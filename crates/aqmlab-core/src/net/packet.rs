@@ -16,8 +16,10 @@ pub enum Ecn {
     /// Not ECN-capable transport.
     #[default]
     NotEct,
-    /// ECN-capable transport.
+    /// ECN-capable transport, ECT(0) (RFC 3168).
     Ect,
+    /// ECN-capable transport, ECT(1): an L4S sender (RFC 9331).
+    Ect1,
     /// Congestion experienced (marked by a router).
     Ce,
 }

@@ -31,6 +31,7 @@ pub mod sender;
 #[cfg(test)]
 mod wire;
 
+pub use congestion::CongestionControl;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};
@@ -55,6 +56,17 @@ pub enum Variant {
     Sack,
 }
 
+/// Which ECN-capable codepoint data packets carry when `ecn = true`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnCodepoint {
+    /// ECT(0), RFC 3168's classic ECN.
+    #[default]
+    Ect0,
+    /// ECT(1): an L4S (scalable) sender, RFC 9331; a DualPI2 queue classifies it as L4S.
+    Ect1,
+}
+
 /// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
@@ -76,6 +88,8 @@ pub struct TcpConfig {
     /// Loss recovery: `reno`, `newreno` or `sack` (RFC 2018 blocks, RFC 6675 pipe-based recovery;
     /// ns-2 `Sack1`, ns-3's default).
     pub variant: Variant,
+    /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`).
+    pub cc: CongestionControl,
     /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
     pub mss: u32,
     /// ACK size on the wire, bytes (40).
@@ -109,6 +123,8 @@ pub struct TcpConfig {
     /// retransmit timer, so the holds of RFC 3168 §6.1.2 grow 1, 2, 4, … RTOs. `false` holds
     /// for one RTO each time (RFC 3168 alone).
     pub ecn_backoff: bool,
+    /// ect0 | ect1: the codepoint of ECN-capable data packets (ect1 for L4S senders).
+    pub ecn_codepoint: EcnCodepoint,
     /// What the sender writes into each data packet's RTT label: `srtt` for GREEN-Embedded
     /// (paper 000), `min` for Chablis (paper 002).
     pub rtt_label: RttLabel,
@@ -118,6 +134,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::Reno,
+            cc: CongestionControl::Reno,
             mss: 1000,
             ack_size: 40,
             max_window: 0,
@@ -132,6 +149,7 @@ impl Default for TcpConfig {
             delack_interval: SimDuration::from_millis(100),
             ecn: false,
             ecn_backoff: true,
+            ecn_codepoint: EcnCodepoint::Ect0,
             rtt_label: RttLabel::None,
         }
     }
@@ -191,6 +209,12 @@ impl TcpConfig {
             "at least 1us (time::MIN_TIMER_PERIOD)",
         )?;
         check(
+            self.cc != CongestionControl::Dctcp || self.ecn,
+            "ecn",
+            self.ecn,
+            "true when cc = \"dctcp\" (DCTCP reacts to ECN marks)",
+        )?;
+        check(
             self.delack_interval >= crate::time::MIN_TIMER_PERIOD,
             "delack_interval",
             self.delack_interval,
@@ -236,6 +260,16 @@ mod tests {
         );
         let e = parse("variant = \"cubic\"").unwrap_err();
         assert_eq!(e.path, "variant");
+        let cfg = parse("cc = \"cubic\"\nvariant = \"sack\"").unwrap();
+        assert_eq!(
+            (cfg.cc, cfg.variant),
+            (CongestionControl::Cubic, Variant::Sack)
+        );
+        let e = parse("cc = \"dctcp\"").unwrap_err();
+        assert_eq!(e.path, "ecn", "DCTCP without ECN is refused");
+        let cfg = parse("cc = \"dctcp\"\necn = true\necn_codepoint = \"ect1\"").unwrap();
+        assert_eq!(cfg.ecn_codepoint, EcnCodepoint::Ect1);
+        assert_eq!(parse("cc = \"bbr\"").unwrap_err().path, "cc");
         // A misspelled key is rejected and named (see udp.rs on the doubled path).
         let e = parse("mms = 1500").unwrap_err();
         assert_eq!(e.path.rsplit('.').next(), Some("mms"));

@@ -13,6 +13,10 @@
 //!   steady state allocates nothing (the ring keeps its capacity, bounded by the window).
 //! - ECN: with `ecn`, after a CE-marked packet every ACK carries ECE until a packet with CWR
 //!   arrives (a packet carrying both CWR and CE sets ECE again: CWR is applied first).
+//! - DCTCP (`cc = "dctcp"`, RFC 8257 §3.2): ECE is set on exactly the ACKs of CE-marked
+//!   packets and CWR is ignored. With delayed ACKs, a packet whose CE state differs from the
+//!   held ACK's first sends that held ACK at once with the old state (the two-state machine of
+//!   RFC 8257 Figure 1), so the sender can count marked bytes exactly.
 //! - ACKs are `ack_size` bytes, Not-ECT (RFC 3168 §6.1.4: pure ACKs are not ECN-capable).
 //! - SACK (`variant = "sack"`, RFC 2018 §4): each ACK sent while segments wait above a hole
 //!   carries up to three blocks. The first is the run of buffered segments holding the segment
@@ -25,7 +29,7 @@ use std::collections::VecDeque;
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind, SackBlocks};
 use crate::time::{SimDuration, SimTime};
 
-use super::{TcpConfig, Variant};
+use super::{CongestionControl, TcpConfig, Variant};
 
 /// Counters of one receiver.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,6 +54,8 @@ pub struct Receiver {
     delayed_ack: bool,
     delack_interval: SimDuration,
     ecn: bool,
+    /// RFC 8257 per-packet echo instead of RFC 3168's echo-until-CWR.
+    dctcp: bool,
     sack: bool,
     // ** Maintained
     /// Next segment expected in order (= unique in-order segments delivered).
@@ -74,6 +80,7 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack,
             delack_interval: cfg.delack_interval,
             ecn: cfg.ecn,
+            dctcp: cfg.cc == CongestionControl::Dctcp,
             sack: cfg.variant == Variant::Sack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -90,7 +97,20 @@ impl Receiver {
             return;
         }
         self.stats.data_received += 1;
-        if self.ecn {
+        if self.ecn && self.dctcp {
+            let ce = pkt.ecn == Ecn::Ce;
+            if ce {
+                self.stats.ce_received += 1;
+            }
+            if ce != self.ece {
+                // RFC 8257 §3.2: the CE state changed; a held ACK goes out first, echoing the
+                // old state for the packets it covers.
+                if let Some((_, ts)) = self.held.take() {
+                    self.send_ack(now, ts, None, emit);
+                }
+                self.ece = ce;
+            }
+        } else if self.ecn {
             if pkt.cwr {
                 self.ece = false;
             }
@@ -351,6 +371,58 @@ mod tests {
         let mut ce0 = data(0, 0);
         ce0.ecn = Ecn::Ce;
         assert!(!feed(&mut plain, at(1), &[ce0])[0].ece);
+    }
+
+    #[test]
+    fn dctcp_echoes_ce_per_packet_with_the_delayed_ack_state_machine() {
+        let ce = |seq| {
+            let mut p = data(seq, seq);
+            p.ecn = Ecn::Ce;
+            p
+        };
+        let mut cwr = data(2, 2);
+        cwr.cwr = true;
+        let cfg = TcpConfig {
+            ecn: true,
+            cc: CongestionControl::Dctcp,
+            ..TcpConfig::default()
+        };
+        // Immediate ACKs: ECE mirrors each packet's CE; CWR does not clear anything.
+        let mut r = Receiver::new(0, &cfg);
+        let acks = feed(&mut r, at(1), &[data(0, 0), ce(1), cwr, ce(3), ce(4)]);
+        let ece: Vec<bool> = acks.iter().map(|a| a.ece).collect();
+        assert_eq!(ece, vec![false, true, false, true, true]);
+        assert_eq!(r.stats().ce_received, 3);
+
+        // Delayed ACKs (one per two packets): 0, 1 unmarked → one ACK (ack 2, no ECE);
+        // 2 unmarked is held, 3 marked flips the state: the held ACK for 2 goes out at once
+        // without ECE, then 3 is held; 4 marked completes the pair: ACK 5 with ECE; 5 unmarked
+        // is held and flushed by 6's CE: ACK 6 without ECE; 6 held until the timer: ECE.
+        let mut r = Receiver::new(
+            0,
+            &TcpConfig {
+                delayed_ack: true,
+                ..cfg.clone()
+            },
+        );
+        let acks = feed(
+            &mut r,
+            at(1),
+            &[
+                data(0, 0),
+                data(1, 1),
+                data(2, 2),
+                ce(3),
+                ce(4),
+                data(5, 5),
+                ce(6),
+            ],
+        );
+        let got: Vec<(u64, bool)> = acks.iter().map(|a| (a.ack, a.ece)).collect();
+        assert_eq!(got, vec![(2, false), (3, false), (5, true), (6, false)]);
+        let mut out = Vec::new();
+        r.on_timer(at(500), &mut |a| out.push((a.ack, a.ece)));
+        assert_eq!(out, vec![(7, true)]);
     }
 
     #[test]

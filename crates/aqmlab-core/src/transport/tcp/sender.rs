@@ -79,10 +79,10 @@
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
 
-use super::congestion::{self, Ack, AnyController, Window};
+use super::congestion::{self, Ack, AckSeen, AnyController, Window};
 use super::recovery::{AnyRecovery, Recovery};
 use super::rtt::RttEstimator;
-use super::{RttLabel, TcpConfig};
+use super::{EcnCodepoint, RttLabel, TcpConfig};
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -131,6 +131,8 @@ pub(super) struct Conn {
     /// Whether repeated ECEs at one segment back the timer off (`TcpConfig::ecn_backoff`).
     pub(super) ecn_backoff_enabled: bool,
     pub(super) ecn: bool,
+    /// The codepoint of data packets when `ecn`.
+    pub(super) ect: Ecn,
     pub(super) rtt_label: RttLabel,
     // ** Maintained
     pub(super) started: bool,
@@ -176,6 +178,10 @@ impl Sender {
             dupack_threshold: cfg.dupack_threshold.max(1),
             ecn_backoff_enabled: cfg.ecn_backoff,
             ecn: cfg.ecn,
+            ect: match cfg.ecn_codepoint {
+                EcnCodepoint::Ect0 => Ecn::Ect,
+                EcnCodepoint::Ect1 => Ecn::Ect1,
+            },
             rtt_label: cfg.rtt_label,
             started: false,
             stopped: false,
@@ -205,7 +211,7 @@ impl Sender {
         };
         Sender {
             conn,
-            cc: AnyController::new(cfg.variant),
+            cc: AnyController::new(cfg.cc),
             recovery: AnyRecovery::new(cfg.variant),
         }
     }
@@ -283,6 +289,13 @@ impl Sender {
             return;
         }
         c.stats.acks_received += 1;
+        self.cc.inner_mut().on_ack_seen(&AckSeen {
+            now,
+            newly_acked: ack - c.snd_una,
+            ece: c.ecn && pkt.ece,
+            snd_una: ack,
+            snd_nxt: c.snd_nxt.max(ack),
+        });
         self.recovery.on_ack_received(c, pkt);
 
         let mut reduced = false;
@@ -366,6 +379,7 @@ impl Sender {
                     now,
                     newly_acked: newly,
                     ece: pkt.ece,
+                    min_rtt: c.rtt.min_rtt(),
                 };
                 self.cc.inner_mut().on_ack(&mut c.win, &info);
             }
@@ -476,6 +490,7 @@ impl Sender {
         );
         f("rto_ms", c.rtt.rto().as_millis_f64());
         f("flight", (c.snd_max - c.snd_una) as f64);
+        self.cc.probe(f);
     }
 
     pub fn cwnd(&self) -> f64 {
@@ -587,7 +602,7 @@ impl Conn {
             kind: PacketKind::Data,
             seq,
             size_bytes: self.mss,
-            ecn: if self.ecn { Ecn::Ect } else { Ecn::NotEct },
+            ecn: if self.ecn { self.ect } else { Ecn::NotEct },
             cwr,
             ts: now,
             created: now,

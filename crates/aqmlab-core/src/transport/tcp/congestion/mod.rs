@@ -12,13 +12,17 @@
 //! Windows are counted in segments. `cwnd` is fractional (congestion avoidance adds `1/cwnd` per
 //! ACK); the usable window is its integer part, as ns-2's `window()` = `int(cwnd_)`.
 
+pub mod cubic;
+pub mod dctcp;
 pub mod reno;
 
+pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use reno::Reno;
 
-use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
 
-use super::Variant;
+use crate::time::{SimDuration, SimTime};
 
 /// The window a controller manages.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -37,10 +41,29 @@ pub struct Ack {
     pub newly_acked: u64,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
+    /// The lowest RTT sample so far (CUBIC's `t + RTT` look-ahead, as Linux's `delay_min`).
+    pub min_rtt: Option<SimDuration>,
+}
+
+/// Every valid ACK as it arrives, before the sender reacts to it (DCTCP counts marked bytes
+/// over every ACK, ECN-Echo, recovery and duplicate ACKs included).
+#[derive(Copy, Clone, Debug)]
+pub struct AckSeen {
+    pub now: SimTime,
+    /// Segments newly acknowledged cumulatively (0 for a duplicate ACK).
+    pub newly_acked: u64,
+    pub ece: bool,
+    /// `snd_una` after this ACK.
+    pub snd_una: u64,
+    /// The next segment the sender will send.
+    pub snd_nxt: u64,
 }
 
 /// A congestion controller: every hook is given the window to change.
 pub trait Controller {
+    /// Every valid ACK, first thing (DCTCP's marked-fraction estimate); no window change.
+    fn on_ack_seen(&mut self, _ack: &AckSeen) {}
+
     /// An ACK of new data outside loss recovery that opens the window: RFC 3168 §6.1.2 keeps an
     /// ACK that carries ECN-Echo, or that just caused a reduction, from reaching here.
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
@@ -57,21 +80,56 @@ pub trait Controller {
     fn on_timeout(&mut self, w: &mut Window, flight: u64);
 }
 
+/// Which congestion controller a flow runs: the `tcp.cc` key. Independent of `tcp.variant`
+/// (the loss recovery), so `variant = "sack", cc = "cubic"` is Linux's default pairing.
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControl {
+    /// Reno AIMD (RFC 5681), ns-2's window arithmetic.
+    #[default]
+    Reno,
+    /// CUBIC (RFC 9438), as Linux `tcp_cubic` and ns-3 `TcpCubic` without HyStart.
+    Cubic,
+    /// Data Center TCP (RFC 8257): reduction scaled by the fraction of marked bytes. Needs
+    /// `ecn = true`; the receiver echoes CE per packet.
+    Dctcp,
+}
+
 /// The controllers, one variant each (smoltcp's `AnyController`).
 #[derive(Clone, Debug)]
 pub enum AnyController {
     Reno(Reno),
+    Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 impl AnyController {
-    /// The controller a TCP variant runs: Reno, NewReno and SACK differ only in recovery.
-    pub fn new(_variant: Variant) -> AnyController {
-        AnyController::Reno(Reno)
+    /// The controller for `tcp.cc`; Reno, NewReno and SACK (`tcp.variant`) differ only in
+    /// recovery.
+    pub fn new(cc: CongestionControl) -> AnyController {
+        match cc {
+            CongestionControl::Reno => AnyController::Reno(Reno),
+            CongestionControl::Cubic => AnyController::Cubic(Cubic::default()),
+            CongestionControl::Dctcp => AnyController::Dctcp(Dctcp::default()),
+        }
     }
 
     pub fn inner_mut(&mut self) -> &mut dyn Controller {
         match self {
             AnyController::Reno(c) => c,
+            AnyController::Cubic(c) => c,
+            AnyController::Dctcp(c) => c,
+        }
+    }
+
+    /// Controller state for traces (CUBIC's `w_max`, `k_s`; DCTCP's `alpha`).
+    pub fn probe(&self, f: &mut dyn FnMut(&'static str, f64)) {
+        match self {
+            AnyController::Reno(_) => {}
+            AnyController::Cubic(c) => c.probe(f),
+            AnyController::Dctcp(c) => c.probe(f),
         }
     }
 }

@@ -88,6 +88,7 @@ mod tests {
             now: SimTime::ZERO,
             newly_acked: 1,
             ece: false,
+            min_rtt: None,
         };
         Reno.on_ack(&mut w, &ack);
         assert_eq!(w.cwnd, 10.7, "slow start while ssthresh is unlimited");
