@@ -11,9 +11,19 @@ this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aq
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, validate
+from aqmlab.ns2 import crosscheck
 from aqmlab.replay import replay
 from aqmlab.results import Results
 
 __version__: str = _core_version()
 
-__all__ = ["Results", "ScenarioError", "__version__", "algorithms", "replay", "run", "validate"]
+__all__ = [
+    "Results",
+    "ScenarioError",
+    "__version__",
+    "algorithms",
+    "crosscheck",
+    "replay",
+    "run",
+    "validate",
+]

@@ -7,6 +7,7 @@
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
     aqmlab reproduce ID [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
+    aqmlab crosscheck SCENARIO.toml [--seeds N] [--set ...] [--out DIR] [--jobs N] [--json]
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files.
@@ -90,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--logx", action="store_true", help="logarithmic x axis")
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
 
+    _add_crosscheck(sub)
+
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
     p.add_argument("id", nargs="?", help="reproduction id (see --list)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
@@ -99,6 +102,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_pool_options(p)
     return parser
+
+
+def _add_crosscheck(sub: Any) -> None:
+    p = sub.add_parser(
+        "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
+    )
+    p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key by dotted path (as for run); repeatable",
+    )
+    p.add_argument("--seeds", type=int, default=3, help="seeds: the scenario's and the next N-1")
+    p.add_argument(
+        "--out", type=Path, default=None, help="directory (default: results/crosscheck/<stem>)"
+    )
+    p.add_argument("--jobs", type=int, default=None, help="parallel runs (default: cores)")
+    p.add_argument("--json", action="store_true", help="print crosscheck.json only")
+    p.add_argument("--no-plots", action="store_true", help="skip goodput_vs_rtt.png")
 
 
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
@@ -129,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_plot(args)
         if args.command == "reproduce":
             return cmd_reproduce(args)
+        if args.command == "crosscheck":
+            return cmd_crosscheck(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
@@ -229,6 +256,29 @@ def cmd_plot(args: argparse.Namespace) -> int:
     out = args.out or args.runs.with_name(f"{args.y}_vs_{args.x}.png".replace("/", "_"))
     plots.save(fig, out)
     print(out)
+    return 0
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from aqmlab import ns2 as cc_mod
+    from aqmlab import report
+
+    try:
+        cc = cc_mod.crosscheck(
+            args.scenario,
+            seeds=args.seeds,
+            set=args.overrides,
+            jobs=args.jobs,
+        )
+    except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
+    cc.write(out, plots=not args.no_plots)
+    if args.json:
+        print((out / "crosscheck.json").read_text(encoding="utf-8"))
+        return 0
+    report.print_crosscheck(cc.rows, title=cc.name, seeds=cc.seeds, out_dir=out)
     return 0
 
 
