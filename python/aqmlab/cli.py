@@ -124,6 +124,13 @@ def _add_crosscheck(sub: Any) -> None:
     p.add_argument("--jobs", type=int, default=None, help="parallel runs (default: cores)")
     p.add_argument("--json", action="store_true", help="print crosscheck.json only")
     p.add_argument("--no-plots", action="store_true", help="skip goodput_vs_rtt.png")
+    p.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="also write ns-2's results as a reference file (tests/data/ns2/)",
+    )
 
 
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
@@ -275,6 +282,12 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
     cc.write(out, plots=not args.no_plots)
+    if args.record is not None:
+        from aqmlab.ns2 import reference
+
+        reference.record(
+            cc, args.record, scenario=args.scenario.as_posix(), overrides=args.overrides
+        )
     if args.json:
         print((out / "crosscheck.json").read_text(encoding="utf-8"))
         return 0

@@ -139,7 +139,7 @@ def _plot(cc: CrossCheck, path: Path) -> None:
     plots.save(fig, path)
 
 
-def _aqmlab_metrics(res: Any, doc: dict[str, Any]) -> compare.RunMetrics:
+def _aqmlab_metrics(res: Any) -> compare.RunMetrics:
     s = res.summary
     flows = res.flows.to_pydict()
     goodput = dict(zip(flows["id"], flows["goodput_mbps"], strict=False))
@@ -180,6 +180,11 @@ def _ns2_metrics(run: ns2.NsRun, rtt: dict[int, float]) -> compare.RunMetrics:
     return compare.RunMetrics(values=values, goodput_mbps=goodput, rtt_ms=rtt)
 
 
+def _resolved(text: str) -> dict[str, Any]:
+    """A scenario's TOML text resolved by the core (every default written) as a document."""
+    return tomllib.loads(api.validate(text))
+
+
 def _overhead_s(doc: dict[str, Any]) -> float:
     """ns-2's `overhead_` matching aqmlab's per-send jitter (`tcp.overhead`), if the scenario
     sets one; ns-2 takes one value for all agents here, so groups must agree."""
@@ -214,11 +219,11 @@ def run_seed(
 ) -> SeedRun:
     """Both simulators on one seed."""
     text, _ = api.prepare(scenario, set=set, seed=seed)
-    doc = tomllib.loads(api.validate(text))
+    doc = _resolved(text)
     before = time.thread_time()
     res = api.run(text)  # in this thread, GIL released: thread time is its CPU time
     cpu = time.thread_time() - before
-    aq = _aqmlab_metrics(res, doc)
+    aq = _aqmlab_metrics(res)
     flows = res.flows.to_pydict()
     names = [g.get("group") or f"g{i}" for i, g in enumerate(doc["flows"])]
     index = {n: i for i, n in reversed(list(enumerate(names)))}

@@ -125,7 +125,7 @@ def _drr_bucket(addr: int) -> int:
 
 
 def _qdisc(
-    q: dict[str, Any], path: str, *, rate: float, buffer: Any, mss: int
+    q: dict[str, Any], path: str, *, rate: float, buffer: Any, mss: int, ect: bool | None
 ) -> tuple[str, list[str], int, bool]:
     """ns-2 queue class, the `Queue/X set` lines (applied to the link's queue object `$q`),
     the queue limit and whether it is in bytes."""
@@ -191,6 +191,11 @@ def _qdisc(
             ]
         return cls, sets, limit, in_bytes
     if kind == "rem":
+        # ns-2's REM marks every packet (ECT or not) when `markpkts_`; aqmlab marks ECN-capable
+        # packets and drops the others. The same only if all flows agree.
+        mark = bool(q.get("ecn")) and bool(ect)
+        if q.get("ecn") and ect is None:
+            raise Unsupported(f"{path}.ecn", True, "false, or every flow ECN-capable (ns-2 REM)")
         limit, in_bytes = _buffer(buffer, bpath, extra=1, mss=mss)
         if in_bytes:
             raise Unsupported(bpath, buffer, "REM cross-check needs a buffer in packets")
@@ -201,7 +206,7 @@ def _qdisc(
             f"pupdtime_ {duration_s(q.get('update_time', '2ms'))!r}",
             f"inw_ {float(q.get('in_weight', 1.0))!r}",
             f"mean_pktsize_ {q.get('mean_pkt_size') or mss}",
-            f"markpkts_ {'true' if q.get('ecn') else 'false'}",
+            f"markpkts_ {'true' if mark else 'false'}",
             "qib_ false",
         ]
         if float(q.get("alpha", 0.1)) != 0.1:
@@ -311,6 +316,9 @@ def translate(
             raise Unsupported(f"flows.{gi}.duration", g["duration"], "use `active` intervals")
 
     lines: list[str] = []
+    # Whether the flows are ECN-capable: True (all), False (none), None (mixed).
+    capable = {g.get("kind", "tcp") == "tcp" and bool(g.get("tcp", {}).get("ecn")) for g in groups}
+    ect = capable.pop() if len(capable) == 1 else None
     any_drr = False
     topo = doc.get("topology")
     if topo is None:
@@ -385,6 +393,7 @@ def translate(
                 rate=bps,
                 buffer=spec.get("buffer", 100),
                 mss=mss0,
+                ect=ect,
             )
             # Class defaults first (RED reads some of them at construction).
             for s in sets:
