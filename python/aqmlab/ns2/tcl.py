@@ -591,7 +591,6 @@ Agent/TCP/Newreno set partial_window_deflation_ 1
 Agent/TCP/Newreno set newreno_changes1_ 1
 Agent/TCP set maxSackBlocks_ 3
 Agent/TCPSink set maxSackBlocks_ 3
-Agent/TCPSink set ts_echo_rfc1323_ true
 {pre}
 {network}
 
