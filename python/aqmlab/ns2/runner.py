@@ -37,7 +37,10 @@ class NsRun:
 def ns_binary() -> str:
     """Path of `ns` (``$AQMLAB_NS`` wins); raises :class:`NsMissing` naming the package."""
     explicit = os.environ.get("AQMLAB_NS")
-    found = explicit if explicit and Path(explicit).is_file() else shutil.which("ns")
+    if explicit:
+        found = explicit if Path(explicit).is_file() else None
+    else:
+        found = shutil.which("ns")
     if not found:
         raise NsMissing(INSTALL_HINT)
     return found
