@@ -37,10 +37,8 @@ class NsRun:
 def ns_binary() -> str:
     """Path of `ns` (``$AQMLAB_NS`` wins); raises :class:`NsMissing` naming the package."""
     explicit = os.environ.get("AQMLAB_NS")
-    if explicit:
-        found = explicit if Path(explicit).is_file() else None
-    else:
-        found = shutil.which("ns")
+    # An explicit path is used alone (a missing file is "not installed"); else look on PATH.
+    found = shutil.which("ns") if not explicit else explicit if Path(explicit).is_file() else None
     if not found:
         raise NsMissing(INSTALL_HINT)
     return found
