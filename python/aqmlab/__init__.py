@@ -12,17 +12,20 @@ from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, validate
 from aqmlab.ns2 import crosscheck
+from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
 from aqmlab.results import Results
 
 __version__: str = _core_version()
 
 __all__ = [
+    "METRICS",
     "Results",
     "ScenarioError",
     "__version__",
     "algorithms",
     "crosscheck",
+    "metrics",
     "replay",
     "run",
     "validate",

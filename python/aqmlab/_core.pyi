@@ -20,6 +20,10 @@ def run(toml_text: str) -> dict[str, Any]:
     """``{"summary_json": str, "scenario_toml": str, "tables": {name: {column: Column}}}``."""
 
 def algorithms() -> list[dict[str, Any]]: ...
+def metrics() -> list[dict[str, Any]]:
+    """The metric registry: ``[{"key", "scope", "label", "short", "unit", "description",
+    "better", "headline", "plot", "format"}]``."""
+
 def replay(
     qdisc_toml: str,
     enqueue: list[bool],

@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("algorithms", help="list every AQM algorithm, its parameters and source")
     p.add_argument("--json", action="store_true", help="print the list as JSON")
 
+    p = sub.add_parser("metrics", help="list the summary's metrics: key, label, unit, meaning")
+    p.add_argument("--json", action="store_true", help="print the registry as JSON")
+
     p = sub.add_parser("compare", help="run several scenarios and compare them side by side")
     p.add_argument("scenarios", type=Path, nargs="+", metavar="SCENARIO.toml")
     _add_scenario_options(p)
@@ -153,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_validate(args)
         if args.command == "algorithms":
             return cmd_algorithms(args)
+        if args.command == "metrics":
+            return cmd_metrics(args)
         if args.command == "compare":
             return cmd_compare(args)
         if args.command == "sweep":
@@ -199,6 +204,18 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     from aqmlab import report
 
     report.print_algorithms(algos)
+    return 0
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from aqmlab import registry, report
+
+    if args.json:
+        print(json.dumps([asdict(m) for m in registry.METRICS], indent=2))
+        return 0
+    report.print_metrics(registry.METRICS)
     return 0
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from aqmlab import api, pages
+from aqmlab import api, pages, registry
 from aqmlab.results import Results
 from aqmlab.scenario import Overrides, ScenarioLike, measured_qdisc
 
@@ -25,23 +25,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-#: Columns of the comparison table, in order.
-COLUMNS = (
-    "run",
-    "qdisc",
-    "utilisation",
-    "loss_rate",
-    "drops",
-    "marks",
-    "jain_index",
-    "goodput_mbps_min",
-    "goodput_mbps_mean",
-    "goodput_mbps_max",
-    "queue_pkts_mean",
-    "queue_pkts_std",
-    "delay_ms_mean",
-    "delay_ms_p99",
-)
+#: Columns of the comparison table, in order: the run, its qdisc, then every headline metric of
+#: the registry (flat names: ``delay_ms.p99`` -> ``delay_ms_p99``).
+COLUMNS = ("run", "qdisc", *(m.column for m in registry.metrics("run", headline=True)))
 
 
 def qdisc_label(scenario_toml: str) -> str:
@@ -52,31 +38,13 @@ def qdisc_label(scenario_toml: str) -> str:
 
 
 def summary_row(name: str, res: Results) -> dict[str, Any]:
-    """One row of the comparison table from a run's summary (missing keys become NaN)."""
+    """One row of the comparison table from a run's summary (missing keys become NaN; a
+    breakdown such as ``drops`` by reason becomes its total)."""
     s = res.summary
-    nan = float("nan")
-
-    def sub(key: str, field: str) -> Any:
-        v = s.get(key)
-        return v.get(field, nan) if isinstance(v, dict) else nan
-
-    drops = s.get("drops")
-    return {
-        "run": name,
-        "qdisc": qdisc_label(res.scenario_toml),
-        "utilisation": s.get("utilisation", nan),
-        "loss_rate": s.get("loss_rate", nan),
-        "drops": sum(drops.values()) if isinstance(drops, dict) else nan,
-        "marks": s.get("marks", nan),
-        "jain_index": s.get("jain_index", nan),
-        "goodput_mbps_min": sub("goodput_mbps", "min"),
-        "goodput_mbps_mean": sub("goodput_mbps", "mean"),
-        "goodput_mbps_max": sub("goodput_mbps", "max"),
-        "queue_pkts_mean": sub("queue_pkts", "mean"),
-        "queue_pkts_std": sub("queue_pkts", "std"),
-        "delay_ms_mean": sub("delay_ms", "mean"),
-        "delay_ms_p99": sub("delay_ms", "p99"),
-    }
+    row: dict[str, Any] = {"run": name, "qdisc": qdisc_label(res.scenario_toml)}
+    for m in registry.metrics("run", headline=True):
+        row[m.column] = m.value(s)
+    return row
 
 
 def _unique_names(scenarios: Sequence[ScenarioLike]) -> list[str]:

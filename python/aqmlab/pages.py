@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from aqmlab import registry
+
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
     "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;"
@@ -88,38 +90,28 @@ def _stat(summary: Mapping[str, Any], key: str, field: str) -> Any:
 
 def headline(summary: Mapping[str, Any]) -> pd.DataFrame:
     """The run's headline numbers as (metric, value) rows; absent keys are left out."""
-    rows: list[tuple[str, Any]] = [
+    out: list[tuple[str, str]] = []
+    for name, value in (
         ("qdisc (measured link)", summary.get("qdisc")),
         ("measured link", summary.get("measured_link")),
         ("simulated / measured s", f"{summary.get('duration_s')} / {summary.get('window_s')}"),
-        ("utilisation", summary.get("utilisation")),
-        ("loss rate", summary.get("loss_rate")),
-        ("Jain's index", summary.get("jain_index")),
-        ("goodput min / mean / max (Mbps)", None),
-        ("queue mean / std (packets)", None),
-        ("queueing delay mean / p50 / p99 (ms)", None),
-        ("marks", summary.get("marks")),
-    ]
-    triples = {
-        "goodput min / mean / max (Mbps)": ("goodput_mbps", ("min", "mean", "max")),
-        "queue mean / std (packets)": ("queue_pkts", ("mean", "std")),
-        "queueing delay mean / p50 / p99 (ms)": ("delay_ms", ("mean", "p50", "p99")),
-    }
-    out = []
-    for name, value in rows:
-        if name in triples:
-            key, fields = triples[name]
-            vals = [_stat(summary, key, f) for f in fields]
-            if all(v is None for v in vals):
-                continue
-            value = " / ".join("" if v is None else f"{v:.4g}" for v in vals)
+    ):
+        if value is not None:
+            out.append((name, str(value)))
+    for ms in registry.grouped(registry.metrics("run", headline=True)):
+        value = summary.get(ms[0].group)
         if value is None:
             continue
-        out.append((name, f"{value:.4g}" if isinstance(value, float) else str(value)))
-    drops = summary.get("drops")
-    if isinstance(drops, Mapping):
-        nonzero = {k: v for k, v in drops.items() if v}
-        out.append(("drops by reason", ", ".join(f"{k} {v:,}" for k, v in nonzero.items()) or "0"))
+        if len(ms) > 1:
+            vals = [_stat(summary, m.group, m.stat) for m in ms]
+            text = " / ".join("" if v is None else f"{v:.4g}" for v in vals)
+            out.append((registry.group_title(ms), text))
+        elif isinstance(value, Mapping):  # a breakdown: drops by reason
+            nonzero = {k: v for k, v in value.items() if v}
+            text = ", ".join(f"{k} {v:,}" for k, v in nonzero.items()) or "0"
+            out.append((f"{ms[0].label} by reason", text))
+        else:
+            out.append((ms[0].title, f"{value:.4g}" if isinstance(value, float) else str(value)))
     return pd.DataFrame(out, columns=["metric", "value"])
 
 
@@ -181,8 +173,9 @@ def comparison_page(comparison: pd.DataFrame, out_dir: Path) -> str:
 
 # ---- a sweep --------------------------------------------------------------------------------
 
-#: Metrics a sweep's page tabulates and plots, when the runs table has them.
-SWEEP_METRICS = ("utilisation", "loss_rate", "jain_index", "queue_pkts.mean", "delay_ms.mean")
+#: Metrics a sweep's page tabulates and plots, when the runs table has them (the registry's
+#: plotted metrics).
+SWEEP_METRICS = tuple(m.key for m in registry.plotted())
 
 
 def _numeric_axes(runs: pd.DataFrame, labels: list[str]) -> list[str]:

@@ -17,6 +17,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from aqmlab import registry
+
 #: AQM probe columns drawn on the queue plot when present (RED's average queue and the like).
 QUEUE_PROBES = ("avg",)
 
@@ -77,16 +79,18 @@ def group_goodput(groups: pd.DataFrame, *, title: str = "") -> Figure:
 def comparison(
     table: pd.DataFrame, flows: Mapping[str, pd.DataFrame], *, title: str = ""
 ) -> Figure:
-    """Several runs side by side: goodput against RTT (one series per run) and bars of the
-    headline metrics (utilisation, Jain index, mean queueing delay, loss rate).
+    """Several runs side by side: goodput against RTT (one series per run) and one bar chart
+    per plotted metric of the registry (utilisation, loss rate, Jain index, mean queue, mean
+    queueing delay).
 
-    ``table`` has one row per run with columns ``run``, ``utilisation``, ``jain_index``,
-    ``delay_ms_mean``, ``loss_rate``; ``flows`` maps each run to its flows table.
+    ``table`` is a comparison table (:data:`aqmlab.compare.COLUMNS`: ``run`` and the metrics'
+    flat column names); ``flows`` maps each run to its flows table.
     """
     fig = plt.figure(figsize=(12, 7), layout="constrained")
     if title:
         fig.suptitle(title)
-    grid = fig.add_gridspec(2, 4)
+    metrics = [(m.column, m.title) for m in registry.plotted()]
+    grid = fig.add_gridspec(2, max(len(metrics), 1))
     ax = fig.add_subplot(grid[0, :])
     for run, f in flows.items():
         if {"rtt_ms", "goodput_mbps"} <= set(f.columns):
@@ -97,12 +101,6 @@ def comparison(
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    metrics = [
-        ("utilisation", "utilisation"),
-        ("jain_index", "Jain index"),
-        ("delay_ms_mean", "mean queueing delay (ms)"),
-        ("loss_rate", "loss rate"),
-    ]
     colours = [f"C{i}" for i in range(len(table))]
     for i, (col, label) in enumerate(metrics):
         bar_ax = fig.add_subplot(grid[1, i])
@@ -173,7 +171,7 @@ def sweep_label_columns(runs: pd.DataFrame) -> list[str]:
     (``run_points`` sets it), else every column that is not a summary metric."""
     if runs.attrs.get("labels"):
         return [c for c in runs.attrs["labels"] if c in runs.columns]
-    metrics = {"utilisation", "loss_rate", "marks", "arrivals", "departures", "jain_index"}
+    metrics = registry.keys()
     metrics |= {"duration_s", "warmup_s", "window_s", "run_dir", "cached", "error", "qdisc"}
     return [c for c in runs.columns if "." not in c and c not in metrics]
 

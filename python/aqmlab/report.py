@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
+
+from aqmlab import registry
 
 
 def _num(v: Any, fmt: str = ".4g") -> str:
@@ -39,20 +41,16 @@ def print_summary(
     t = Table(title=f"aqmlab run: {title}" if title else "aqmlab run", show_header=False)
     t.add_column("metric", style="bold")
     t.add_column("value")
-    rows: list[tuple[str, str]] = [
-        ("utilisation", _num(summary.get("utilisation"), ".2%")),
-        ("loss rate", _num(summary.get("loss_rate"), ".3%")),
-        (
-            "arrivals / departures",
-            f"{_num(summary.get('arrivals'))} / {_num(summary.get('departures'))}",
-        ),
-        ("drops", _stats(summary.get("drops"), tuple(summary.get("drops") or ()))),
-        ("marks", _num(summary.get("marks"))),
-        ("Jain index", _num(summary.get("jain_index"), ".4f")),
-        ("goodput (Mbps)", _stats(summary.get("goodput_mbps"), ("min", "mean", "max"))),
-        ("queue (packets)", _stats(summary.get("queue_pkts"), ("mean", "std"))),
-        ("queueing delay (ms)", _stats(summary.get("delay_ms"), ("mean", "p50", "p99"))),
-    ]
+    rows: list[tuple[str, str]] = []
+    for ms in registry.grouped(registry.metrics("run")):
+        value = summary.get(ms[0].group)
+        if len(ms) > 1:
+            name = f"{ms[0].label} ({ms[0].unit})" if ms[0].unit else ms[0].label
+            rows.append((name, _stats(value, tuple(m.stat for m in ms))))
+        elif isinstance(value, Mapping):  # a breakdown: drops by reason
+            rows.append((ms[0].label, _stats(value, tuple(value))))
+        else:
+            rows.append((ms[0].label, ms[0].fmt(value)))
     for k, v in rows:
         t.add_row(k, v)
     console.print(t)
@@ -74,15 +72,7 @@ def print_summary(
     if isinstance(links, list) and links:
         lt = Table(title=f"links (the summary above is {summary.get('measured_link', '?')})")
         # summary key -> column header (short enough for an 80-column terminal)
-        cols = {
-            "qdisc": "qdisc",
-            "utilisation": "util",
-            "arrivals": "arrivals",
-            "drops": "drops",
-            "marks": "marks",
-            "loss_rate": "loss",
-            "queue_pkts_mean": "queue",
-        }
+        cols = {"qdisc": "qdisc", **{m.key: m.short for m in registry.metrics("link")}}
         lt.add_column("link", style="bold")
         for header in cols.values():
             lt.add_column(header, justify="right")
@@ -111,6 +101,17 @@ def print_algorithms(algos: list[dict[str, Any]], *, console: Console | None = N
         console.print()
 
 
+def print_metrics(metrics: Sequence[registry.Metric], *, console: Console | None = None) -> None:
+    """The metric registry: one row per metric (``links`` entries' metrics last)."""
+    console = console or Console()
+    t = Table(title="aqmlab metrics")
+    for col in ("key", "scope", "unit", "better", "meaning"):
+        t.add_column(col, style="bold" if col == "key" else None)
+    for m in metrics:
+        t.add_row(m.key, m.scope, m.unit, m.better, m.description)
+    console.print(t)
+
+
 def print_comparison(
     table: pd.DataFrame, *, out_dir: Path | None = None, console: Console | None = None
 ) -> None:
@@ -120,10 +121,11 @@ def print_comparison(
     t.add_column("metric", style="bold")
     for run in table["run"]:
         t.add_column(str(run), justify="right")
+    titles = {m.column: m.title for m in registry.METRICS if m.scope == "run"}
     for col in table.columns:
         if col == "run":
             continue
-        t.add_row(str(col), *(_num(v) for v in table[col]))
+        t.add_row(titles.get(str(col), str(col)), *(_num(v) for v in table[col]))
     console.print(t)
     if out_dir is not None:
         console.print(f"results and comparison.png written to [bold]{out_dir}[/bold]")

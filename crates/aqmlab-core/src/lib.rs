@@ -5,13 +5,17 @@
 //!
 //! Layers, bottom up (each module's own docs say more):
 //! - [`time`], [`rng`]: integer nanosecond clock, unit strings, seeded per-component streams.
-//! - [`engine`]: the event queue, ordered by (time, insertion sequence).
+//! - [`engine`]: the event queue, ordered by (time, insertion sequence), and the simulator
+//!   proper: `Simulator::step` / `run_until`, packet forwarding, and an `Observer` hook through
+//!   which measurement runs on timers of its own (never per packet).
 //! - [`net`]: packets, links (rate + delay + an egress qdisc), nodes, routes.
 //! - [`qdisc`], [`aqm`]: the one queueing glue, and the algorithms behind one `Aqm` trait.
 //! - [`transport`]: TCP (Reno/NewReno, ns-2 style one-way agents) and unresponsive senders.
 //! - [`traffic`]: sources that drive transports (bulk, finite, on/off, web-like).
-//! - [`metrics`]: counters and columnar time series.
-//! - [`scenario`]: the TOML schema (one schema, owned here), expansion into a network, runs.
+//! - [`metrics`]: the run's `Recorder` (warm-up snapshot, queue sampling, goodput bins), the
+//!   typed `Summary`, the metric registry `METRICS` (exported to Python), columnar tables.
+//! - [`scenario`]: the TOML schema (one schema, owned here), expansion into a network, and
+//!   `scenario::run` (engine + recorder for one scenario, returning `RunOutput`).
 //! - [`replay`]: drive one qdisc by script, with scripted random numbers.
 //!
 //! Nothing reads a wall clock or a global RNG: time and randomness are passed in, so every

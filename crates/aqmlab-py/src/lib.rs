@@ -10,7 +10,7 @@
 mod error;
 
 use aqmlab_core::aqm::AqmConfig;
-use aqmlab_core::metrics::{Column, Table};
+use aqmlab_core::metrics::{Column, Table, METRICS};
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{self as core_replay, Action, ReplayEvent};
 use aqmlab_core::scenario::{run as core_run, Scenario};
@@ -90,6 +90,32 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             params.append(p)?;
         }
         d.set_item("params", params)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// The metric registry (`aqmlab_core::metrics::METRICS`), in display order:
+/// `[{"key", "scope", "label", "short", "unit", "description", "better", "headline", "plot",
+/// "format"}]`. `scope` is "run" (a dotted path into the summary) or "link" (a key of each
+/// `links` entry); `better` is "higher", "lower" or "neither".
+#[pyfunction]
+fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for m in METRICS {
+        // Through serde, so that a field added to `Metric` reaches Python without a line here.
+        let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(m) else {
+            let msg = format!("metric {} does not serialise to an object", m.key);
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(msg));
+        };
+        let d = PyDict::new(py);
+        for (key, value) in fields {
+            match value {
+                serde_json::Value::Bool(b) => d.set_item(key, b)?,
+                serde_json::Value::String(s) => d.set_item(key, s)?,
+                other => d.set_item(key, other.to_string())?,
+            }
+        }
         list.append(d)?;
     }
     Ok(list)
@@ -263,6 +289,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
     Ok(())

@@ -1,9 +1,19 @@
-//! Metrics: counters, a queueing-delay histogram, columnar tables, and the run summary.
+//! Metrics: what a run measures and how it is reported.
+//!
+//! - [`histogram`]: the bottleneck's queueing-delay histogram;
+//! - [`table`]: columnar result tables;
+//! - [`recorder`]: the run's [`Observer`](crate::engine::Observer): warm-up snapshot, queue
+//!   sampling, goodput bins, then the tables;
+//! - [`summary`]: the typed [`Summary`] and the registry of its metrics ([`METRICS`]).
 
 pub mod histogram;
+pub mod recorder;
+pub mod summary;
 pub mod table;
 
 pub use histogram::DelayHistogram;
+pub use recorder::{Recorded, Recorder};
+pub use summary::{Metric, Summary, METRICS};
 pub use table::{Column, Table};
 
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one flow takes all.

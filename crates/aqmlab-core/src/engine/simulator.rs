@@ -1,0 +1,517 @@
+//! The simulator proper: event dispatch and packet forwarding over a built network.
+//!
+//! [`Simulator`] owns the [`World`] (links, endpoints, the expanded scenario, the clock) and the
+//! event queue. Measurement is not its business: an [`Observer`] (the run's
+//! [`Recorder`](crate::metrics::recorder::Recorder)) asks for timers of its own, is called when
+//! they fire and when a web transfer completes, and reads the world then. The observer is a type
+//! parameter, so its calls are static and none sits on the per-packet path.
+//!
+//! Events at the same instant run in insertion order; timers are armed lazily (at most one useful
+//! pending event per owner), so a run is a pure function of the scenario.
+
+use crate::aqm::BuildContext;
+use crate::engine::queue::EventQueue;
+use crate::metrics::DelayHistogram;
+use crate::net::link::{Link, Next};
+use crate::net::packet::{Packet, PacketKind};
+use crate::net::topology::LinkId;
+use crate::rng::{component, SimRng};
+use crate::scenario::expand::{expand, Expanded};
+use crate::scenario::{FlowKind, Scenario};
+use crate::time::SimTime;
+use crate::traffic::{Sink, Source, Transfer};
+use crate::transport::tcp::Receiver;
+
+/// An observer's own name for one of its timers.
+pub type TimerId = u32;
+
+/// Measurement hooks. Called at the observer's own timers and when a web transfer completes,
+/// never per packet.
+pub trait Observer {
+    /// Called once, after the network is built and the flows' activity events are scheduled:
+    /// the observer's first timers, scheduled in this order (ties with other events at the same
+    /// instant keep that order).
+    fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)>;
+
+    /// A timer fired at `world.now`. Returns when it should fire next, if ever. The world is
+    /// mutable for measurement state that lives on links (the bottleneck's delay histogram).
+    fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime>;
+
+    /// A web transfer completed (its last segment was acknowledged).
+    fn on_transfer(&mut self, _transfer: Transfer) {}
+}
+
+/// An observer that measures nothing.
+impl Observer for () {
+    fn start(&mut self, _world: &World) -> Vec<(SimTime, TimerId)> {
+        Vec::new()
+    }
+
+    fn on_timer(&mut self, _timer: TimerId, _world: &mut World) -> Option<SimTime> {
+        None
+    }
+}
+
+/// Engine options that do not change what is simulated, only how.
+#[derive(Copy, Clone, Debug)]
+pub struct EngineOptions {
+    /// Model lossless DropTail links (all but the bottleneck) by FIFO arithmetic instead of
+    /// queue + transmitter events. Same departures, fewer events; off only to cross-check.
+    pub arithmetic_fifo: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            arithmetic_fifo: true,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Ev {
+    /// A link finished serialising its packet.
+    TxDone(LinkId),
+    /// The packet at the head of a link's pipe reaches the far end.
+    Arrive(LinkId),
+    QdiscTimer(LinkId),
+    SenderTimer(u32),
+    ReceiverTimer(u32),
+    /// A flow enters an activity interval.
+    On(u32),
+    /// A flow leaves an activity interval.
+    Off(u32),
+    /// One of the observer's timers.
+    Observer(TimerId),
+}
+
+/// One flow's endpoints and their pending timers.
+pub struct FlowRt {
+    pub source: Source,
+    pub sink: Sink,
+    started: bool,
+    sender_armed: Option<SimTime>,
+    receiver_armed: Option<SimTime>,
+}
+
+/// What an observer may read: the network and the clock.
+pub struct World {
+    pub now: SimTime,
+    /// The scenario's end.
+    pub end: SimTime,
+    /// Where the measurement window opens.
+    pub warmup: SimTime,
+    pub links: Vec<Link>,
+    pub flows: Vec<FlowRt>,
+    pub net: Expanded,
+    pub scenario: Scenario,
+}
+
+impl World {
+    /// Length of the measurement window, seconds.
+    pub fn window_secs(&self) -> f64 {
+        (self.end - self.warmup).as_secs_f64()
+    }
+
+    /// Unique data delivered to flow `i`'s application so far, bytes. TCP counts whole data
+    /// packets (headers included), as ns-2 does with `packetSize_`.
+    pub fn delivered_bytes(&self, i: usize) -> u64 {
+        self.flows[i]
+            .sink
+            .delivered_bytes(self.net.flows[i].info.packet_bytes)
+    }
+
+    /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).
+    pub fn bottleneck(&self) -> &Link {
+        &self.links[self.net.bottleneck as usize]
+    }
+}
+
+/// The discrete-event simulator of one scenario, with observer `O` measuring it.
+pub struct Simulator<O: Observer> {
+    world: World,
+    events: EventQueue<Ev>,
+    next_packet_id: u64,
+    scratch: Vec<Packet>,
+    qdisc_armed: Vec<Option<SimTime>>,
+    /// Per link: queued mode (a qdisc whose timers must be polled after each packet event),
+    /// as opposed to FIFO arithmetic.
+    queued: Vec<bool>,
+    processed: u64,
+    observer: O,
+}
+
+fn arm(
+    events: &mut EventQueue<Ev>,
+    armed: &mut Option<SimTime>,
+    next: Option<SimTime>,
+    now: SimTime,
+    ev: Ev,
+) {
+    // Keep at most one *useful* pending event per timer owner: push only when the deadline is
+    // earlier than the one already pending. A later-moving deadline is found when that event fires.
+    if let Some(t) = next {
+        let t = t.max(now);
+        if armed.is_none_or(|a| t < a) {
+            events.push(t, ev);
+            *armed = Some(t);
+        }
+    }
+}
+
+fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> Vec<Link> {
+    let seed = scenario.file.seed;
+    let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
+    let mean_pkt = net.flows.first().map_or(1000, |fl| fl.tcp.mss);
+    net.topology
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let ctx = BuildContext {
+                limit: spec.buffer,
+                link_rate_bps: spec.rate_bps,
+                mean_pkt_bytes: mean_pkt,
+                flows: &infos,
+                seed,
+            };
+            // Host links (and the dumbbell's reverse bottleneck) are lossless DropTail FIFOs
+            // nobody samples; the measured link and a topology's own links are queued, so
+            // their queue integrals (and any qdisc timers) are tracked.
+            let arithmetic = options.arithmetic_fifo
+                && i as LinkId != net.bottleneck
+                && i >= net.declared
+                && spec.qdisc.kind() == "droptail";
+            let mut link = Link::new(
+                spec,
+                spec.qdisc.build(&ctx),
+                SimRng::new(seed, component::QDISC_BASE + i as u64),
+                SimRng::new(seed, component::LOSS_BASE + i as u64),
+                arithmetic,
+            );
+            if i as LinkId == net.bottleneck {
+                link.on_depart = Some(DelayHistogram::record_departure);
+            }
+            link
+        })
+        .collect()
+}
+
+fn build_flows(net: &Expanded, seed: u64) -> Vec<FlowRt> {
+    net.flows
+        .iter()
+        .enumerate()
+        .map(|(i, fl)| {
+            let id = i as u32;
+            let udp_sink = || Sink::Udp {
+                packets: 0,
+                bytes: 0,
+            };
+            let (source, sink) = match fl.kind {
+                FlowKind::Tcp => {
+                    let limit = (fl.packets > 0).then_some(fl.packets);
+                    (
+                        Source::tcp(id, &fl.tcp, limit),
+                        Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                    )
+                }
+                FlowKind::Web => (
+                    Source::web(id, &fl.tcp, fl.web.segments, fl.web.think_time),
+                    Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                ),
+                FlowKind::UdpCbr => (Source::cbr(id, &fl.cbr), udp_sink()),
+                FlowKind::ParetoOnoff => {
+                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
+                    (Source::pareto(id, &fl.pareto, rng), udp_sink())
+                }
+            };
+            FlowRt {
+                source,
+                sink,
+                started: false,
+                sender_armed: None,
+                receiver_armed: None,
+            }
+        })
+        .collect()
+}
+
+impl<O: Observer> Simulator<O> {
+    /// Builds the scenario's network and schedules the flows' activity, the observer's timers
+    /// and the qdiscs' first timers, in that order.
+    pub fn with_observer(scenario: &Scenario, options: EngineOptions, mut observer: O) -> Self {
+        let net = expand(scenario);
+        let f = &scenario.file;
+        let links = build_links(&net, scenario, options);
+        let flows = build_flows(&net, f.seed);
+        let mut events = EventQueue::new();
+        for (i, fl) in net.flows.iter().enumerate() {
+            for &(on, off) in &fl.active {
+                events.push(on, Ev::On(i as u32));
+                if let Some(off) = off {
+                    events.push(off, Ev::Off(i as u32));
+                }
+            }
+        }
+        let queued = links.iter().map(|l| !l.is_arithmetic_fifo()).collect();
+        let world = World {
+            now: SimTime::ZERO,
+            end: SimTime::ZERO + f.duration,
+            warmup: SimTime::ZERO + f.warmup,
+            links,
+            flows,
+            net,
+            scenario: scenario.clone(),
+        };
+        for (t, id) in observer.start(&world) {
+            events.push(t, Ev::Observer(id));
+        }
+        let mut qdisc_armed = vec![None; world.links.len()];
+        for (i, l) in world.links.iter().enumerate() {
+            arm(
+                &mut events,
+                &mut qdisc_armed[i],
+                l.qdisc.next_timer(),
+                SimTime::ZERO,
+                Ev::QdiscTimer(i as LinkId),
+            );
+        }
+        Simulator {
+            world,
+            events,
+            next_packet_id: 0,
+            scratch: Vec::new(),
+            qdisc_armed,
+            queued,
+            processed: 0,
+            observer,
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.world.now
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.processed
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// The world and the observer, for collecting results.
+    pub fn into_parts(self) -> (World, O) {
+        (self.world, self.observer)
+    }
+
+    /// Processes the next event if there is one at or before the scenario's end; returns its
+    /// time, or `None` when the run has nothing left to do.
+    pub fn step(&mut self) -> Option<SimTime> {
+        let t = self.events.peek_time().filter(|&t| t <= self.world.end)?;
+        let (_, ev) = self.events.pop().expect("peeked");
+        self.world.now = t;
+        self.processed += 1;
+        self.handle(ev);
+        Some(t)
+    }
+
+    /// Processes events up to and including `until` (capped at the scenario's duration), then
+    /// sets the clock to `until`.
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.world.end);
+        while self.events.peek_time().is_some_and(|t| t <= until) {
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.world.now = t;
+            self.processed += 1;
+            self.handle(ev);
+        }
+        self.world.now = until;
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Ev) {
+        let now = self.world.now;
+        match ev {
+            Ev::TxDone(l) => {
+                let (arrival, next_done) = self.world.links[l as usize].on_tx_done(now);
+                self.schedule(l, arrival);
+                self.schedule(l, next_done);
+                if self.queued[l as usize] {
+                    self.poll_qdisc_timer(l);
+                }
+            }
+            Ev::Arrive(l) => {
+                let Some((pkt, next)) = self.world.links[l as usize].take_arrival() else {
+                    return;
+                };
+                if let Some(t) = next {
+                    self.events.push(t, Ev::Arrive(l));
+                }
+                self.forward(pkt);
+            }
+            Ev::QdiscTimer(l) => {
+                let li = l as usize;
+                if self.qdisc_armed[li].is_some_and(|a| a <= now) {
+                    self.qdisc_armed[li] = None;
+                }
+                let link = &mut self.world.links[li];
+                if link.qdisc.next_timer().is_some_and(|t| t <= now) {
+                    link.qdisc.on_timer(now, &mut link.rng);
+                }
+                self.poll_qdisc_timer(l);
+            }
+            Ev::SenderTimer(f) => {
+                let fl = &mut self.world.flows[f as usize];
+                if fl.sender_armed.is_some_and(|a| a <= now) {
+                    fl.sender_armed = None;
+                }
+                if fl.source.next_timer().is_some_and(|t| t <= now) {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    fl.source.on_timer(now, &mut |p| out.push(p));
+                    self.send_all(&mut out);
+                    self.scratch = out;
+                }
+                self.arm_sender(f);
+            }
+            Ev::ReceiverTimer(f) => {
+                let fl = &mut self.world.flows[f as usize];
+                if fl.receiver_armed.is_some_and(|a| a <= now) {
+                    fl.receiver_armed = None;
+                }
+                if fl.sink.next_timer().is_some_and(|t| t <= now) {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    fl.sink.on_timer(now, &mut |p| out.push(p));
+                    self.send_all(&mut out);
+                    self.scratch = out;
+                }
+                self.arm_receiver(f);
+            }
+            Ev::On(f) => {
+                let fl = &mut self.world.flows[f as usize];
+                let first = !fl.started;
+                fl.started = true;
+                let mut out = std::mem::take(&mut self.scratch);
+                fl.source.on(now, first, &mut |p| out.push(p));
+                self.send_all(&mut out);
+                self.scratch = out;
+                self.arm_sender(f);
+            }
+            Ev::Off(f) => self.world.flows[f as usize].source.off(),
+            Ev::Observer(id) => {
+                if let Some(next) = self.observer.on_timer(id, &mut self.world) {
+                    self.events.push(next, Ev::Observer(id));
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn schedule(&mut self, l: LinkId, next: Next) {
+        match next {
+            Next::Nothing => {}
+            Next::TxDone(t) => self.events.push(t, Ev::TxDone(l)),
+            Next::Arrive(t) => self.events.push(t, Ev::Arrive(l)),
+        }
+    }
+
+    fn poll_qdisc_timer(&mut self, l: LinkId) {
+        let li = l as usize;
+        let next = self.world.links[li].qdisc.next_timer();
+        arm(
+            &mut self.events,
+            &mut self.qdisc_armed[li],
+            next,
+            self.world.now,
+            Ev::QdiscTimer(l),
+        );
+    }
+
+    fn arm_sender(&mut self, f: u32) {
+        let fl = &mut self.world.flows[f as usize];
+        arm(
+            &mut self.events,
+            &mut fl.sender_armed,
+            fl.source.next_timer(),
+            self.world.now,
+            Ev::SenderTimer(f),
+        );
+    }
+
+    fn arm_receiver(&mut self, f: u32) {
+        let fl = &mut self.world.flows[f as usize];
+        arm(
+            &mut self.events,
+            &mut fl.receiver_armed,
+            fl.sink.next_timer(),
+            self.world.now,
+            Ev::ReceiverTimer(f),
+        );
+    }
+
+    /// Injects packets an endpoint emitted at the first link of their path.
+    fn send_all(&mut self, out: &mut Vec<Packet>) {
+        for mut pkt in out.drain(..) {
+            pkt.id = self.next_packet_id;
+            self.next_packet_id += 1;
+            pkt.hop = 0;
+            self.forward_from(pkt, 0);
+        }
+    }
+
+    /// A packet reached the end of link `path[pkt.hop]`: move it on, or deliver it.
+    #[inline]
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let hop = pkt.hop as usize;
+        self.forward_from(pkt, hop);
+    }
+
+    #[inline]
+    fn forward_from(&mut self, pkt: Packet, hop: usize) {
+        let fi = pkt.flow as usize;
+        let spec = &self.world.net.flows[fi];
+        let path = if pkt.kind == PacketKind::Data {
+            &spec.forward
+        } else {
+            &spec.reverse
+        };
+        let now = self.world.now;
+        if let Some(&l) = path.get(hop) {
+            let queued = self.queued[l as usize];
+            let next = self.world.links[l as usize].offer(now, pkt);
+            self.schedule(l, next);
+            if queued {
+                self.poll_qdisc_timer(l);
+            }
+            return;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        match pkt.kind {
+            PacketKind::Data => {
+                self.world.flows[fi]
+                    .sink
+                    .on_data(now, &pkt, &mut |p| out.push(p));
+                self.send_all(&mut out);
+                self.arm_receiver(fi as u32);
+            }
+            PacketKind::Ack => {
+                let done = self.world.flows[fi]
+                    .source
+                    .on_ack(now, &pkt, &mut |p| out.push(p));
+                if let Some(t) = done {
+                    self.observer.on_transfer(t);
+                }
+                self.send_all(&mut out);
+                self.arm_sender(fi as u32);
+            }
+        }
+        self.scratch = out;
+    }
+}

@@ -1,0 +1,477 @@
+//! The run's measurement: an [`Observer`] with three timers of its own.
+//!
+//! - warm-up: at `warmup`, snapshot every counter the summary reports, so the summary covers
+//!   only the measurement window, and clear the bottleneck's delay histogram;
+//! - sample: every `sample_interval` from t = 0, the bottleneck queue (instantaneous and
+//!   time-averaged) and the AQM's probes;
+//! - bin: every `series_bin`, per-group goodput over the bin.
+//!
+//! Then [`Recorder::finish`] turns the snapshot, the series and the world's final counters into
+//! the typed [`Summary`] and the result tables.
+
+use crate::engine::{Observer, TimerId, World};
+use crate::metrics::summary::Summary;
+use crate::metrics::{Column, Table};
+use crate::net::link::LinkCounters;
+use crate::net::topology::LinkRole;
+use crate::qdisc::QdiscStats;
+use crate::time::{SimDuration, SimTime};
+use crate::traffic::Transfer;
+
+const SAMPLE: TimerId = 0;
+const BIN: TimerId = 1;
+const WARMUP: TimerId = 2;
+
+/// What was counted when the measurement window opened.
+#[derive(Default)]
+pub(crate) struct Snapshot {
+    pub delivered: Vec<u64>,
+    pub sent: Vec<u64>,
+    pub retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
+    pub bottleneck: QdiscStats,
+    pub bottleneck_tx_bytes: u64,
+    pub bottleneck_lost: u64,
+    /// A `[topology]` scenario's own links (empty for the dumbbell).
+    pub declared: Vec<LinkSnapshot>,
+}
+
+#[derive(Default)]
+pub(crate) struct LinkSnapshot {
+    pub stats: QdiscStats,
+    pub tx_bytes: u64,
+    pub lost: u64,
+    pub queue_area: u128,
+}
+
+#[derive(Default)]
+pub(crate) struct Series {
+    pub probe_names: Vec<&'static str>,
+    pub t: Vec<f64>,
+    pub qlen_pkts: Vec<f64>,
+    pub qlen_bytes: Vec<f64>,
+    /// Time-average queue length over each sample interval (exact integral), packets.
+    pub qlen_avg: Vec<f64>,
+    pub last_area: u128,
+    pub probes: Vec<Vec<f64>>,
+    pub bin_t: Vec<f64>,
+    pub bin_group: Vec<String>,
+    pub bin_goodput: Vec<f64>,
+    pub last_group_delivered: Vec<u64>,
+}
+
+/// Measures one run: see the module docs.
+pub struct Recorder {
+    sample_interval: SimDuration,
+    series_bin: SimDuration,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) series: Series,
+    /// Completed web transfers, in completion order.
+    pub(crate) transfers: Vec<Transfer>,
+}
+
+/// Everything a finished recorder yields.
+pub struct Recorded {
+    pub summary: Summary,
+    pub flows: Table,
+    pub queue: Table,
+    pub groups: Table,
+    pub links: Table,
+    pub transfers: Table,
+}
+
+impl Observer for Recorder {
+    fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)> {
+        self.series.last_group_delivered = vec![0; world.net.group_names.len()];
+        vec![
+            (SimTime::ZERO, SAMPLE),
+            (SimTime::ZERO + self.series_bin, BIN),
+            (world.warmup, WARMUP),
+        ]
+    }
+
+    fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime> {
+        match timer {
+            SAMPLE => {
+                self.sample(world);
+                Some(world.now + self.sample_interval)
+            }
+            BIN => {
+                self.bin(world);
+                Some(world.now + self.series_bin)
+            }
+            _ => {
+                debug_assert_eq!(timer, WARMUP);
+                self.open_window(world);
+                None
+            }
+        }
+    }
+
+    fn on_transfer(&mut self, transfer: Transfer) {
+        self.transfers.push(transfer);
+    }
+}
+
+impl Recorder {
+    pub fn new(sample_interval: SimDuration, series_bin: SimDuration) -> Recorder {
+        Recorder {
+            sample_interval,
+            series_bin,
+            snapshot: Snapshot::default(),
+            series: Series::default(),
+            transfers: Vec::new(),
+        }
+    }
+
+    fn open_window(&mut self, world: &mut World) {
+        let b = world.bottleneck();
+        self.snapshot = Snapshot {
+            delivered: (0..world.flows.len())
+                .map(|i| world.delivered_bytes(i))
+                .collect(),
+            sent: world
+                .flows
+                .iter()
+                .map(|f| f.source.packets_sent())
+                .collect(),
+            retransmits: world
+                .flows
+                .iter()
+                .map(|f| f.source.tcp_stats().retransmits)
+                .collect(),
+            timeouts: world
+                .flows
+                .iter()
+                .map(|f| f.source.tcp_stats().timeouts)
+                .collect(),
+            bottleneck: b.qdisc.stats().clone(),
+            bottleneck_tx_bytes: b.tx_bytes,
+            bottleneck_lost: b.lost_on_wire,
+            declared: world.links[..world.net.declared]
+                .iter()
+                .map(|l| LinkSnapshot {
+                    stats: l.stats().clone(),
+                    tx_bytes: l.tx_bytes,
+                    lost: l.lost_on_wire,
+                    queue_area: l.queue_area(world.now),
+                })
+                .collect(),
+        };
+        world.links[world.net.bottleneck as usize]
+            .delay_hist
+            .clear();
+    }
+
+    fn sample(&mut self, world: &World) {
+        let b = world.bottleneck();
+        let s = &mut self.series;
+        s.t.push(world.now.as_secs_f64());
+        s.qlen_pkts.push(b.qdisc.len_pkts() as f64);
+        s.qlen_bytes.push(b.qdisc.len_bytes() as f64);
+        let area = b.queue_area(world.now);
+        let interval = self.sample_interval.0 as f64;
+        // The first sample (t = 0) has no interval behind it: the queue is empty then.
+        s.qlen_avg.push(if s.t.len() == 1 {
+            0.0
+        } else {
+            (area - s.last_area) as f64 / interval
+        });
+        s.last_area = area;
+        let first = s.probe_names.is_empty() && s.t.len() == 1;
+        let mut k = 0;
+        b.qdisc.probe(&mut |name, v| {
+            if first {
+                s.probe_names.push(name);
+                s.probes.push(Vec::new());
+            }
+            if let Some(col) = s.probes.get_mut(k) {
+                col.push(v);
+            }
+            k += 1;
+        });
+        // An algorithm that probes fewer values at times still yields rectangular columns.
+        let rows = s.t.len();
+        for col in &mut s.probes {
+            col.resize(rows, f64::NAN);
+        }
+    }
+
+    fn bin(&mut self, world: &World) {
+        let width = self.series_bin.as_secs_f64();
+        let mut per_group = vec![0u64; world.net.group_names.len()];
+        for i in 0..world.flows.len() {
+            per_group[world.net.flows[i].group] += world.delivered_bytes(i);
+        }
+        let s = &mut self.series;
+        for (g, bytes) in per_group.into_iter().enumerate() {
+            let delta = bytes - s.last_group_delivered[g];
+            s.last_group_delivered[g] = bytes;
+            s.bin_t.push(world.now.as_secs_f64());
+            s.bin_group.push(world.net.group_names[g].clone());
+            s.bin_goodput.push(delta as f64 * 8.0 / width / 1e6);
+        }
+    }
+
+    /// The summary and the tables, from the world as the run left it.
+    pub fn finish(mut self, world: &World) -> Recorded {
+        let summary = Summary::build(world, &self);
+        let flows = self.flow_table(world);
+        let links = link_table(world);
+        let transfers = self.transfer_table(world);
+        let s = &mut self.series;
+        let groups = Table {
+            columns: vec![
+                ("t_s".into(), Column::F64(std::mem::take(&mut s.bin_t))),
+                (
+                    "group".into(),
+                    Column::Str(std::mem::take(&mut s.bin_group)),
+                ),
+                (
+                    "goodput_mbps".into(),
+                    Column::F64(std::mem::take(&mut s.bin_goodput)),
+                ),
+            ],
+        };
+        let queue = self.queue_table();
+        Recorded {
+            summary,
+            flows,
+            queue,
+            groups,
+            links,
+            transfers,
+        }
+    }
+
+    /// Goodput of every flow over the measurement window, Mbps.
+    pub(crate) fn goodputs_mbps(&self, world: &World) -> Vec<f64> {
+        let w = world.window_secs();
+        (0..world.flows.len())
+            .map(|i| {
+                let bytes =
+                    world.delivered_bytes(i) - self.snapshot.delivered.get(i).copied().unwrap_or(0);
+                bytes as f64 * 8.0 / w / 1e6
+            })
+            .collect()
+    }
+
+    /// Drops and marks of flow `i`'s packets in the measurement window: at the dumbbell's
+    /// bottleneck, or on every declared link of a topology flow's data route.
+    pub(crate) fn flow_drops_marks(&self, world: &World, i: usize) -> (u64, u64) {
+        if world.net.declared > 0 {
+            let at = |st: &QdiscStats| st.per_flow.get(i).copied().unwrap_or_default();
+            return world.net.flows[i]
+                .forward
+                .iter()
+                .filter(|&&l| (l as usize) < world.net.declared)
+                .fold((0, 0), |(d, m), &l| {
+                    let now = at(world.links[l as usize].stats());
+                    let then = self
+                        .snapshot
+                        .declared
+                        .get(l as usize)
+                        .map(|s| at(&s.stats))
+                        .unwrap_or_default();
+                    (d + now.drops - then.drops, m + now.marks - then.marks)
+                });
+        }
+        let now = world
+            .bottleneck()
+            .qdisc
+            .stats()
+            .per_flow
+            .get(i)
+            .copied()
+            .unwrap_or_default();
+        let then = self
+            .snapshot
+            .bottleneck
+            .per_flow
+            .get(i)
+            .copied()
+            .unwrap_or_default();
+        (now.drops - then.drops, now.marks - then.marks)
+    }
+
+    /// Durations of the transfers that started inside the measurement window, per group.
+    pub(crate) fn window_transfers(&self, world: &World, group: usize) -> Vec<f64> {
+        self.transfers
+            .iter()
+            .filter(|t| t.start >= world.warmup && world.net.flows[t.flow as usize].group == group)
+            .map(|t| t.duration.as_secs_f64())
+            .collect()
+    }
+
+    fn transfer_table(&self, world: &World) -> Table {
+        let tr = &self.transfers;
+        let mut t = Table::new();
+        t.push(
+            "flow",
+            Column::I64(tr.iter().map(|x| x.flow as i64).collect()),
+        );
+        t.push(
+            "group",
+            Column::Str(
+                tr.iter()
+                    .map(|x| world.net.group_names[world.net.flows[x.flow as usize].group].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "start_s",
+            Column::F64(tr.iter().map(|x| x.start.as_secs_f64()).collect()),
+        );
+        t.push(
+            "duration_s",
+            Column::F64(tr.iter().map(|x| x.duration.as_secs_f64()).collect()),
+        );
+        t
+    }
+
+    fn flow_table(&self, world: &World) -> Table {
+        let n = world.flows.len();
+        let goodputs = self.goodputs_mbps(world);
+        let spec = &world.net.flows;
+        let flows = &world.flows;
+        let i64s = |f: &dyn Fn(usize) -> u64| Column::I64((0..n).map(|i| f(i) as i64).collect());
+        let mut t = Table::new();
+        t.push("id", Column::I64((0..n as i64).collect()));
+        t.push(
+            "group",
+            Column::Str(
+                (0..n)
+                    .map(|i| world.net.group_names[spec[i].group].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "rtt_ms",
+            Column::F64(
+                spec.iter()
+                    .map(|s| s.info.base_rtt.as_millis_f64())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "idmaps_rtt_ms",
+            Column::F64(
+                spec.iter()
+                    .map(|s| s.info.idmaps_rtt.as_millis_f64())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "start_s",
+            Column::F64(spec.iter().map(|s| s.start.as_secs_f64()).collect()),
+        );
+        t.push("goodput_mbps", Column::F64(goodputs));
+        t.push("delivered_bytes", i64s(&|i| world.delivered_bytes(i)));
+        let snap = &self.snapshot;
+        let since = |v: &Vec<u64>, i: usize, now: u64| now - v.get(i).copied().unwrap_or(0);
+        t.push(
+            "sent",
+            i64s(&|i| since(&snap.sent, i, flows[i].source.packets_sent())),
+        );
+        t.push(
+            "retransmits",
+            i64s(&|i| {
+                since(
+                    &snap.retransmits,
+                    i,
+                    flows[i].source.tcp_stats().retransmits,
+                )
+            }),
+        );
+        t.push(
+            "timeouts",
+            i64s(&|i| since(&snap.timeouts, i, flows[i].source.tcp_stats().timeouts)),
+        );
+        t.push("drops", i64s(&|i| self.flow_drops_marks(world, i).0));
+        t.push("marks", i64s(&|i| self.flow_drops_marks(world, i).1));
+        t.push(
+            "completion_s",
+            Column::F64(
+                (0..n)
+                    .map(|i| {
+                        flows[i]
+                            .source
+                            .tcp_stats()
+                            .completed_at
+                            .map_or(f64::NAN, |c| (c - spec[i].start).as_secs_f64())
+                    })
+                    .collect(),
+            ),
+        );
+        t
+    }
+
+    fn queue_table(&mut self) -> Table {
+        let s = &mut self.series;
+        let mut t = Table::new();
+        t.push("t_s", Column::F64(std::mem::take(&mut s.t)));
+        t.push("qlen_pkts", Column::F64(std::mem::take(&mut s.qlen_pkts)));
+        t.push("qlen_bytes", Column::F64(std::mem::take(&mut s.qlen_bytes)));
+        t.push(
+            "qlen_avg_pkts",
+            Column::F64(std::mem::take(&mut s.qlen_avg)),
+        );
+        for (name, col) in s.probe_names.iter().zip(std::mem::take(&mut s.probes)) {
+            t.push(name, Column::F64(col));
+        }
+        t
+    }
+}
+
+fn link_table(world: &World) -> Table {
+    let links = &world.links;
+    let dur = (world.end - SimTime::ZERO).as_secs_f64();
+    let counters: Vec<_> = links.iter().map(|l| l.counters(world.now)).collect();
+    let col = |f: &dyn Fn(&LinkCounters) -> u64| {
+        Column::I64(counters.iter().map(|c| f(c) as i64).collect())
+    };
+    let mut t = Table::new();
+    t.push("link", Column::I64((0..links.len() as i64).collect()));
+    t.push(
+        "role",
+        Column::Str(links.iter().map(|l| role_name(&l.role)).collect()),
+    );
+    t.push(
+        "rate_bps",
+        Column::I64(links.iter().map(|l| l.rate_bps as i64).collect()),
+    );
+    t.push("arrivals", col(&|c| c.arrivals));
+    t.push("enqueued", col(&|c| c.enqueued));
+    t.push("dequeued", col(&|c| c.dequeued));
+    t.push("drops", col(&|c| c.drops));
+    t.push("marks", col(&|c| c.marks));
+    t.push("backlog", col(&|c| c.backlog));
+    t.push("in_flight", col(&|c| c.in_flight));
+    t.push("tx_packets", col(&|c| c.tx_packets));
+    t.push("tx_bytes", col(&|c| c.tx_bytes));
+    t.push("lost_on_wire", col(&|c| c.lost_on_wire));
+    t.push(
+        "capacity_bytes",
+        Column::I64(
+            links
+                .iter()
+                .map(|l| (l.rate_bps as f64 * dur / 8.0).floor() as i64)
+                .collect(),
+        ),
+    );
+    t
+}
+
+/// A link's name in tables and the summary.
+pub(crate) fn role_name(r: &LinkRole) -> String {
+    match r {
+        LinkRole::Bottleneck => "bottleneck".into(),
+        LinkRole::BottleneckReverse => "bottleneck_reverse".into(),
+        LinkRole::Access { host } => format!("access.{host}"),
+        LinkRole::AccessReverse { host } => format!("access_reverse.{host}"),
+        LinkRole::Sink { host } => format!("sink.{host}"),
+        LinkRole::SinkReverse { host } => format!("sink_reverse.{host}"),
+        LinkRole::Named(name) => name.clone(),
+        LinkRole::Other => "other".into(),
+    }
+}
