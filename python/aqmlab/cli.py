@@ -57,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print only the summary JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument(
+        "--trace-flows",
+        default=None,
+        metavar="IDS",
+        help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet",
+    )
 
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
@@ -128,6 +134,12 @@ def _add_crosscheck(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print crosscheck.json only")
     p.add_argument("--no-plots", action="store_true", help="skip goodput_vs_rtt.png")
     p.add_argument(
+        "--trace-flows",
+        default=None,
+        metavar="IDS",
+        help="trace these flow ids in both simulators (tcp_trace*.parquet, first divergence)",
+    )
+    p.add_argument(
         "--record",
         type=Path,
         default=None,
@@ -178,7 +190,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
+def _trace_ids(text: str | None) -> list[int]:
+    """``"0,5"`` → ``[0, 5]``; a bad list is a usage error naming the option."""
+    if not text:
+        return []
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ScenarioError(
+            f"--trace-flows: {text!r} (comma-separated flow ids, e.g. 0,5)"
+        ) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    ids = _trace_ids(args.trace_flows)
+    if ids:
+        args.overrides.append(f"trace={{ flows = {ids} }}")
     res = api.run(args.scenario, set=args.overrides, seed=args.seed)
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
     res.write(out, plots=not args.no_plots)
@@ -293,6 +320,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
             seeds=args.seeds,
             set=args.overrides,
             jobs=args.jobs,
+            trace_flows=_trace_ids(args.trace_flows),
         )
     except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)

@@ -18,15 +18,19 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from aqmlab import api
 from aqmlab import scenario as _scenario
-from aqmlab.ns2 import compare, tcl
+from aqmlab.ns2 import compare, tcl, traces
 from aqmlab.ns2 import runner as ns2
 from aqmlab.ns2.runner import NsFailed, NsMissing
 from aqmlab.ns2.tcl import Unsupported
@@ -51,6 +55,11 @@ class SeedRun:
     script: str
     aqmlab_cpu_s: float = 0.0
     ns2_cpu_s: float = 0.0
+    #: With ``trace_flows``: aqmlab's ``tcp_trace`` table, ns-2's traces (long form:
+    #: flow, t_s, var, value) and, per traced flow, where the two first part.
+    aqmlab_trace: Any = None
+    ns2_trace: Any = None
+    divergence: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,6 +89,11 @@ class CrossCheck:
                 }
                 for r in self.runs
             ],
+            "first_divergence": {
+                str(r.seed): {str(f): d for f, d in r.divergence.items()}
+                for r in self.runs
+                if r.divergence
+            },
             "flows": {
                 "rtt_ms": self.runs[0].aqmlab.rtt_ms if self.runs else {},
                 "aqmlab_goodput_mbps": [r.aqmlab.goodput_mbps for r in self.runs],
@@ -88,7 +102,21 @@ class CrossCheck:
         }
 
     def markdown(self) -> str:
-        return compare.markdown(self.rows, title=self.name, seeds=self.seeds)
+        text = compare.markdown(self.rows, title=self.name, seeds=self.seeds)
+        lines = []
+        for r in self.runs:
+            for f, d in r.divergence.items():
+                if d is None:
+                    lines.append(f"- seed {r.seed}, flow {f}: the traces never part")
+                else:
+                    lines.append(
+                        f"- seed {r.seed}, flow {f}: `{d['var']}` first differs at "
+                        f"t = {d['t']:.5f} s (change {d['index']}; aqmlab {d['aqmlab']}, "
+                        f"ns-2 {d['ns2']})"
+                    )
+        if lines:
+            text += "\n## First divergence of the traced flows\n\n" + "\n".join(lines) + "\n"
+        return text
 
     def write(self, out: str | Path, *, plots: bool = True) -> Path:
         """Writes ``crosscheck.json``, ``crosscheck.md``, each seed's ns-2 script and (with
@@ -101,6 +129,9 @@ class CrossCheck:
         (d / "crosscheck.md").write_text(self.markdown(), encoding="utf-8")
         for r in self.runs:
             (d / f"ns2_seed{r.seed}.tcl").write_text(r.script, encoding="utf-8")
+            if r.aqmlab_trace is not None:
+                pq.write_table(r.aqmlab_trace, d / f"tcp_trace_seed{r.seed}.parquet")
+                pq.write_table(r.ns2_trace, d / f"tcp_trace_ns2_seed{r.seed}.parquet")
         if plots and self.runs:
             _plot(self, d / "goodput_vs_rtt.png")
         return d
@@ -219,6 +250,10 @@ def run_seed(
 ) -> SeedRun:
     """Both simulators on one seed."""
     text, _ = api.prepare(scenario, set=set, seed=seed)
+    if trace_flows:
+        traced = tomllib.loads(text)
+        traced["trace"] = {"flows": list(trace_flows)}
+        text = _scenario.dumps(traced)
     doc = _resolved(text)
     before = time.thread_time()
     res = api.run(text)  # in this thread, GIL released: thread time is its CPU time
@@ -233,24 +268,35 @@ def run_seed(
             flows["id"], flows["group"], flows["rtt_ms"], flows["start_s"], strict=True
         )
     ]
-    workdir = Path(trace_dir) if trace_dir is not None else None
-    script = tcl.translate(
-        doc,
-        runs,
-        seed=seed,
-        overhead_s=_overhead_s(doc),
-        trace_flows=trace_flows,
-        trace_dir=str(workdir.resolve()) if workdir is not None else ".",
-    )
-    nr = ns2.run(script.text, workdir=workdir)
-    return SeedRun(
-        seed=seed,
-        aqmlab=aq,
-        ns2=_ns2_metrics(nr, aq.rtt_ms),
-        script=script.text,
-        aqmlab_cpu_s=cpu,
-        ns2_cpu_s=nr.cpu_s,
-    )
+    with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-trace-") as tmp:
+        workdir = Path(trace_dir) if trace_dir is not None else Path(tmp)
+        script = tcl.translate(
+            doc,
+            runs,
+            seed=seed,
+            overhead_s=_overhead_s(doc),
+            trace_flows=trace_flows,
+            trace_dir=str(workdir.resolve()),
+        )
+        nr = ns2.run(script.text, workdir=workdir)
+        out = SeedRun(
+            seed=seed,
+            aqmlab=aq,
+            ns2=_ns2_metrics(nr, aq.rtt_ms),
+            script=script.text,
+            aqmlab_cpu_s=cpu,
+            ns2_cpu_s=nr.cpu_s,
+        )
+        if script.traced:
+            out.aqmlab_trace = res.tcp_trace
+            out.ns2_trace = pa.concat_tables(
+                [traces.read_ns2(workdir / f"ns2_trace_{i}.tr", i) for i in script.traced]
+            )
+            mine = traces.long_aqmlab(res.tcp_trace)
+            out.divergence = {
+                i: traces.first_divergence(mine, out.ns2_trace, i) for i in script.traced
+            }
+    return out
 
 
 def crosscheck(
@@ -261,9 +307,12 @@ def crosscheck(
     jobs: int | None = None,
     out: str | Path | None = None,
     plots: bool = True,
+    trace_flows: list[int] | None = None,
 ) -> CrossCheck:
     """Runs ``scenario`` in aqmlab and in ns-2.35 on several seeds and sets the metrics side by
     side. ``seeds``: a count (the scenario's seed and the next ones) or a list of seeds.
+    ``trace_flows``: flow ids traced in both simulators (cwnd, ssthresh, RTO, retransmissions,
+    timeouts over time), with the first point where each pair of traces parts.
 
     Raises :class:`Unsupported` (a ``ValueError`` with ``.path``) before running anything if
     ns-2 cannot express the scenario, and :class:`NsMissing` if `ns` is not installed.
@@ -276,7 +325,7 @@ def crosscheck(
     seed_list = list(range(base, base + seeds)) if isinstance(seeds, int) else list(seeds)
     workers = jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        runs = list(pool.map(lambda s: run_seed(doc, s), seed_list))
+        runs = list(pool.map(lambda s: run_seed(doc, s, trace_flows=trace_flows), seed_list))
     rows = compare.table([r.aqmlab for r in runs], [r.ns2 for r in runs])
     cc = CrossCheck(name=resolved.get("name") or name, seeds=seed_list, rows=rows, runs=runs)
     if out is not None:
