@@ -50,9 +50,14 @@ def read_ns2(path: str | Path, flow: int) -> pa.Table:
     t: list[float] = []
     var: list[str] = []
     val: list[float] = []
+    started = False
     for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
         parts = line.split()
         if len(parts) < 7 or parts[5] not in NS2_VARS:
+            continue
+        # The lines `trace` prints when it is set up (t = 0) are initial values, not events.
+        started = started or float(parts[0]) > 0
+        if not started:
             continue
         try:
             t.append(float(parts[0]))
@@ -74,12 +79,18 @@ def long_aqmlab(table: pa.Table) -> pa.Table:
     var: list[str] = []
     val: list[float] = []
     last: dict[tuple[int, str], float] = {}
+    # Counters start at 0 and the backoff at 1; as in ns-2's trace, only changes are events.
+    start = {"timeouts": 0.0, "rexmits": 0.0, "backoff": 1.0, "srtt_s": 0.0}
     for i in range(table.num_rows):
         f = int(cols["flow"][i])
+        for name, v0 in start.items():
+            last.setdefault((f, name), v0)
         for src, name in AQMLAB_VARS.items():
             if src not in cols:
                 continue
             v = float(cols[src][i])
+            if name == "ssthresh" and v == 0:
+                continue  # unlimited: ns-2 traces its initial 1e6 only at t = 0
             if last.get((f, name)) != v:
                 last[(f, name)] = v
                 flow.append(f)
@@ -90,12 +101,14 @@ def long_aqmlab(table: pa.Table) -> pa.Table:
 
 
 def _series(table: pa.Table, flow: int, var: str) -> list[tuple[float, float]]:
+    """The changes of one variable, one per instant (the last value of that instant; ns-2
+    prints its times with 10 µs resolution and counts retransmissions one line each)."""
     d = table.to_pydict()
-    return [
-        (d["t_s"][i], d["value"][i])
-        for i in range(table.num_rows)
-        if d["flow"][i] == flow and d["var"][i] == var
-    ]
+    last: dict[float, float] = {}
+    for i in range(table.num_rows):
+        if d["flow"][i] == flow and d["var"][i] == var:
+            last[round(d["t_s"][i], 5)] = d["value"][i]
+    return sorted(last.items())
 
 
 def first_divergence(
@@ -103,12 +116,14 @@ def first_divergence(
     ns2: pa.Table,
     flow: int,
     *,
-    variables: tuple[str, ...] = ("cwnd", "ssthresh", "timeouts", "rexmits"),
+    variables: tuple[str, ...] = ("ssthresh", "timeouts", "rexmits"),
     rel_tol: float = 1e-3,
 ) -> dict[str, Any] | None:
-    """The earliest point where one of ``variables`` takes a different sequence of values in
-    the two traces of ``flow`` (values compared in order of change, times reported): ``{var,
-    index, t_aqmlab, t_ns2, aqmlab, ns2, context}``; None if they never part."""
+    """The earliest point where one of ``variables`` changes differently in the two traces of
+    ``flow``: a different value, or the same value more than 20 µs apart (ns-2 prints times to
+    10 µs). Returns ``{t, var, index, t_aqmlab, t_ns2, aqmlab, ns2}`` (the changes around it on
+    both sides), None if they never part. `cwnd` is left out by default: during Reno/NewReno
+    recovery ns-2 keeps the inflation in `dupwnd_`, which it does not trace."""
     best: dict[str, Any] | None = None
     for v in variables:
         a, b = _series(aqmlab, flow, v), _series(ns2, flow, v)
@@ -120,6 +135,7 @@ def first_divergence(
             else:
                 x, y = a[k][1], b[k][1]
                 diverged = abs(x - y) > rel_tol * max(1.0, abs(x), abs(y))
+                diverged = diverged or abs(a[k][0] - b[k][0]) > 2e-5
             if diverged:
                 ta = a[k][0] if k < len(a) else float("inf")
                 tb = b[k][0] if k < len(b) else float("inf")
