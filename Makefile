@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup demo test test-rust test-py bench lint fmt clean
+.PHONY: help setup demo test test-rust test-py bench lint fmt docs clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -49,11 +49,15 @@ test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
 bench: ## whole-run benchmark (release build of the core)
 	$(CARGO) run --release -p aqmlab-core --example bench
 
-lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check
+lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests
 	$(VENV)/bin/ruff format --check python tests
+	$(PY) -m mypy.stubtest aqmlab._core
+
+docs: ## regenerate schema/aqmlab-scenario.schema.json and the reference tables of docs/scenarios.md
+	AQMLAB_BLESS=1 $(CARGO) test -p aqmlab-core --test schema_docs
 
 fmt: setup ## format Rust and Python sources
 	$(CARGO) fmt --all

@@ -10,7 +10,7 @@ this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aq
 
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
-from aqmlab.api import algorithms, run, validate
+from aqmlab.api import algorithms, run, schema, validate
 from aqmlab.ns2 import crosscheck
 from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
@@ -28,5 +28,6 @@ __all__ = [
     "metrics",
     "replay",
     "run",
+    "schema",
     "validate",
 ]

@@ -1,9 +1,25 @@
-"""Type stubs of the Rust extension module (crates/aqmlab-py)."""
+"""Type stubs of the Rust extension module (crates/aqmlab-py).
 
-from typing import Any
+Checked against the compiled module by ``python -m mypy.stubtest aqmlab._core`` (``make lint``
+and ``tests/test_typing.py``): a function added, removed or re-signed in Rust without its stub
+here fails the check.
+"""
+
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
+
+__all__ = [
+    "ScenarioError",
+    "algorithms",
+    "replay",
+    "run",
+    "schema_json",
+    "schema_markdown",
+    "validate",
+    "version",
+]
 
 class ScenarioError(ValueError):
     """A rejected scenario: ``path`` (dotted key), ``value`` (as written), ``allowed``."""
@@ -12,18 +28,36 @@ class ScenarioError(ValueError):
     value: str
     allowed: str
 
-Column = npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]
+_Column = npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]
+
+class _RunOutput(TypedDict):
+    summary_json: str
+    scenario_toml: str
+    tables: dict[str, dict[str, _Column]]
+    """``flows``, ``queue``, ``groups``, ``links``, ``transfers``: column name -> values."""
+
+class _ParamDoc(TypedDict):
+    key: str
+    default: str
+    """The default as a TOML value (``0.1``, ``"5ms"``, ``true``), or ``(none)``."""
+    help: str
+
+class _AlgorithmDoc(TypedDict):
+    kind: str
+    name: str
+    source: str
+    params: list[_ParamDoc]
 
 def version() -> str: ...
 def validate(toml_text: str) -> str: ...
-def run(toml_text: str) -> dict[str, Any]:
-    """``{"summary_json": str, "scenario_toml": str, "tables": {name: {column: Column}}}``."""
-
-def algorithms() -> list[dict[str, Any]]: ...
 def metrics() -> list[dict[str, Any]]:
     """The metric registry: ``[{"key", "scope", "label", "short", "unit", "description",
     "better", "headline", "plot", "format"}]``."""
 
+def run(toml_text: str) -> _RunOutput: ...
+def algorithms() -> list[_AlgorithmDoc]: ...
+def schema_json() -> str: ...
+def schema_markdown() -> str: ...
 def replay(
     qdisc_toml: str,
     enqueue: list[bool],

@@ -1,4 +1,4 @@
-"""The Python API: ``run``, ``validate``, ``algorithms``.
+"""The Python API: ``run``, ``validate``, ``algorithms``, ``schema``.
 
 >>> import aqmlab
 >>> res = aqmlab.run("scenarios/demo/red.toml", set={"duration": "20s", "warmup": "5s"}, seed=2)
@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, cast
 
 from aqmlab import _core
 from aqmlab import scenario as _scenario
@@ -51,4 +52,11 @@ def run(scenario: ScenarioLike, *, set: Overrides = None, seed: int | None = Non
 def algorithms() -> list[dict[str, Any]]:
     """Every algorithm a scenario may name as ``bottleneck.qdisc.kind``:
     ``[{"kind", "name", "source", "params": [{"key", "default", "help"}]}]``."""
-    return _core.algorithms()
+    return cast(list[dict[str, Any]], _core.algorithms())
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 7) of a scenario file, generated from the Rust schema's doc
+    comments: what ``schema/aqmlab-scenario.schema.json`` holds and editors load for completion."""
+    parsed: dict[str, Any] = json.loads(_core.schema_json())
+    return parsed

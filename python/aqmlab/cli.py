@@ -3,6 +3,7 @@
     aqmlab run SCENARIO.toml [--set key.path=value ...] [--seed N] [--out DIR] [--json]
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
     aqmlab algorithms [--json]
+    aqmlab schema [--markdown]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
@@ -73,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("metrics", help="list the summary's metrics: key, label, unit, meaning")
     p.add_argument("--json", action="store_true", help="print the registry as JSON")
+    p = sub.add_parser(
+        "schema", help="print the JSON Schema of scenario files (for editors: TOML completion)"
+    )
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the generated reference tables of docs/scenarios.md instead",
+    )
 
     p = sub.add_parser("compare", help="run several scenarios and compare them side by side")
     p.add_argument("scenarios", type=Path, nargs="+", metavar="SCENARIO.toml")
@@ -170,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_algorithms(args)
         if args.command == "metrics":
             return cmd_metrics(args)
+        if args.command == "schema":
+            return cmd_schema(args)
         if args.command == "compare":
             return cmd_compare(args)
         if args.command == "sweep":
@@ -243,6 +254,13 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print(json.dumps([asdict(m) for m in registry.METRICS], indent=2))
         return 0
     report.print_metrics(registry.METRICS)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from aqmlab import _core
+
+    sys.stdout.write(_core.schema_markdown() if args.markdown else _core.schema_json())
     return 0
 
 

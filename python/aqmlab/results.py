@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ class Results:
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_core(cls, raw: dict[str, Any], *, name: str) -> Results:
+    def from_core(cls, raw: Mapping[str, Any], *, name: str) -> Results:
         tables = raw["tables"]
         return cls(
             name=name,
@@ -66,6 +67,12 @@ class Results:
         if self._summary is None:
             self._summary = json.loads(self.summary_json)
         return self._summary
+
+    def _repr_html_(self) -> str:
+        """Notebook display: headline numbers and a small queue plot (see aqmlab.notebook)."""
+        from aqmlab import notebook
+
+        return notebook.results_html(self)
 
     def table(self, name: str) -> pa.Table:
         if name not in TABLES:

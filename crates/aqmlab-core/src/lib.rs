@@ -17,6 +17,7 @@
 //! - [`scenario`]: the TOML schema (one schema, owned here), expansion into a network, and
 //!   `scenario::run` (engine + recorder for one scenario, returning `RunOutput`).
 //! - [`replay`]: drive one qdisc by script, with scripted random numbers.
+//! - [`schema`]: the scenario format's JSON Schema and reference tables, from the doc comments.
 //!
 //! Nothing reads a wall clock or a global RNG: time and randomness are passed in, so every
 //! component runs unchanged in a unit test, a replay or a full simulation, and runs repeat bit
@@ -31,6 +32,7 @@ pub mod qdisc;
 pub mod replay;
 pub mod rng;
 pub mod scenario;
+pub mod schema;
 pub mod time;
 pub mod traffic;
 pub mod transport;

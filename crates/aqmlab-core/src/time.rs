@@ -251,6 +251,66 @@ impl fmt::Display for Rate {
     }
 }
 
+/// The number part of a unit string, as `split_number` and `str::parse::<f64>` accept it.
+const NUMBER_PATTERN: &str = r"\+?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?";
+
+/// The JSON Schema `pattern` of a duration string (what [`parse_duration`] accepts).
+pub fn duration_pattern() -> String {
+    format!(r"^\s*{NUMBER_PATTERN}\s*(ns|us|µs|ms|s|sec|min)\s*$")
+}
+
+/// The JSON Schema `pattern` of a rate string (what [`parse_rate`] accepts).
+pub fn rate_pattern() -> String {
+    format!(r"^\s*{NUMBER_PATTERN}\s*(bps|b/s|kbps|Kbps|kb/s|Mbps|Mb/s|Gbps|Gb/s)\s*$")
+}
+
+/// The JSON Schema `pattern` of a size string (what [`parse_size`] accepts).
+pub fn size_pattern() -> String {
+    format!(r"^\s*{NUMBER_PATTERN}\s*(B|KB|kB|MB|GB)\s*$")
+}
+
+/// Unit strings in the scenario schema: a string with a `pattern`, titled with the kind of
+/// quantity (the reference tables print the title as the key's type).
+mod schema_impls {
+    use super::*;
+    use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+    use std::borrow::Cow;
+
+    impl JsonSchema for SimDuration {
+        fn inline_schema() -> bool {
+            true
+        }
+        fn schema_name() -> Cow<'static, str> {
+            "duration".into()
+        }
+        fn json_schema(_: &mut SchemaGenerator) -> Schema {
+            json_schema!({
+                "title": "duration",
+                "type": "string",
+                "pattern": duration_pattern(),
+                "examples": ["5ms", "1.5s", "2min"],
+            })
+        }
+    }
+
+    impl JsonSchema for Rate {
+        fn inline_schema() -> bool {
+            true
+        }
+        fn schema_name() -> Cow<'static, str> {
+            "rate".into()
+        }
+        fn json_schema(_: &mut SchemaGenerator) -> Schema {
+            json_schema!({
+                "title": "rate",
+                "type": "string",
+                "pattern": rate_pattern(),
+                "examples": ["56kbps", "10Mbps", "1Gbps"],
+            })
+        }
+    }
+}
+
 /// Durations and rates appear in scenarios as unit strings; they serialise back the same way.
 mod serde_impls {
     use super::*;

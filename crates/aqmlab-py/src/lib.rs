@@ -121,6 +121,20 @@ fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// The JSON Schema of a scenario file (draft 7), as pretty-printed JSON text: what
+/// `schema/aqmlab-scenario.schema.json` holds.
+#[pyfunction]
+fn schema_json() -> String {
+    aqmlab_core::schema::schema_json()
+}
+
+/// The generated reference tables of `docs/scenarios.md` (every table's keys and every
+/// algorithm's parameters), as markdown between their markers.
+#[pyfunction]
+fn schema_markdown() -> String {
+    aqmlab_core::schema::markdown()
+}
+
 /// A buffer as Python gives it: packets (int) or a size string ("150KB").
 #[derive(FromPyObject)]
 enum BufferArg {
@@ -290,6 +304,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_json, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
     Ok(())

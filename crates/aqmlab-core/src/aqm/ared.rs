@@ -41,39 +41,60 @@
 //! - Where we extend ns-3: `min_th`/`max_th` and `w_q` may be given explicitly (ns-3 ARED
 //!   overwrites them); `min_th` alone gives `max_th = 3·min_th`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red::{self, Adapt, AredRule, Curve, QueueWeight};
-use super::{AlgorithmParams, BuildContext, ParamDoc};
+use super::{AlgorithmParams, BuildContext};
 use crate::error::{check, ScenarioError};
 use crate::qdisc::Qdisc;
 use crate::time::SimDuration;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Minimum threshold, packets (bytes if bytes = true); default auto = max(5, target_delay C /
+    /// 2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_th: Option<f64>,
+    /// Maximum threshold, packets (bytes if bytes = true); default 3 min_th.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_th: Option<f64>,
+    /// Initial max_p, in (0, 1].
     pub max_p: f64,
+    /// EWMA weight, in (0, 1], or "auto" = 1 - exp(-1/C) (default).
     pub w_q: QueueWeight,
+    /// ns-2 wait_: spread early drops evenly.
     pub wait: bool,
+    /// Gentle region between max_th and 2 max_th.
     pub gentle: bool,
+    /// Byte mode (queue, thresholds and average in bytes).
     pub bytes: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
+    /// Forced decisions always drop, even with ECN.
     pub hard_drop: bool,
+    /// Mean packet size, bytes (default: the link's typical packet size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_pkt_size: Option<u32>,
+    /// Packet size for idle-time decay, bytes (default mean_pkt_size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_pkt_size: Option<u32>,
+    /// Queueing delay the automatic thresholds aim at (duration).
     pub target_delay: SimDuration,
+    /// Minimum time between two max_p changes (duration).
     pub interval: SimDuration,
+    /// Additive increase of max_p (capped at max_p/4).
     pub alpha: f64,
+    /// Multiplicative decrease factor of max_p, in (0, 1).
     pub beta: f64,
+    /// Max_p is not increased at or above top.
     pub top: f64,
+    /// Max_p is not decreased at or below bottom; default min(0.01, 8 mean_pkt_size rtt / link
+    /// rate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bottom: Option<f64>,
+    /// Round-trip time used by the automatic bottom (duration).
     pub rtt: SimDuration,
 }
 
@@ -151,87 +172,11 @@ impl Params {
     }
 }
 
-const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "min_th",
-        help: "minimum threshold, packets (bytes if bytes = true); default auto = max(5, target_delay C / 2)",
-    },
-    ParamDoc {
-        key: "max_th",
-        help: "maximum threshold, packets (bytes if bytes = true); default 3 min_th",
-    },
-    ParamDoc {
-        key: "max_p",
-        help: "initial max_p, in (0, 1]",
-    },
-    ParamDoc {
-        key: "w_q",
-        help: "EWMA weight, in (0, 1], or \"auto\" = 1 - exp(-1/C) (default)",
-    },
-    ParamDoc {
-        key: "wait",
-        help: "ns-2 wait_: spread early drops evenly",
-    },
-    ParamDoc {
-        key: "gentle",
-        help: "gentle region between max_th and 2 max_th",
-    },
-    ParamDoc {
-        key: "bytes",
-        help: "byte mode (queue, thresholds and average in bytes)",
-    },
-    ParamDoc {
-        key: "ecn",
-        help: "mark ECN-capable packets instead of dropping them early",
-    },
-    ParamDoc {
-        key: "hard_drop",
-        help: "forced decisions always drop, even with ECN",
-    },
-    ParamDoc {
-        key: "mean_pkt_size",
-        help: "mean packet size, bytes (default: the link's typical packet size)",
-    },
-    ParamDoc {
-        key: "idle_pkt_size",
-        help: "packet size for idle-time decay, bytes (default mean_pkt_size)",
-    },
-    ParamDoc {
-        key: "target_delay",
-        help: "queueing delay the automatic thresholds aim at (duration)",
-    },
-    ParamDoc {
-        key: "interval",
-        help: "minimum time between two max_p changes (duration)",
-    },
-    ParamDoc {
-        key: "alpha",
-        help: "additive increase of max_p (capped at max_p/4)",
-    },
-    ParamDoc {
-        key: "beta",
-        help: "multiplicative decrease factor of max_p, in (0, 1)",
-    },
-    ParamDoc {
-        key: "top",
-        help: "max_p is not increased at or above top",
-    },
-    ParamDoc {
-        key: "bottom",
-        help: "max_p is not decreased at or below bottom; default min(0.01, 8 mean_pkt_size rtt / link rate)",
-    },
-    ParamDoc {
-        key: "rtt",
-        help: "round-trip time used by the automatic bottom (duration)",
-    },
-];
-
 impl AlgorithmParams for Params {
     const KIND: &'static str = "ared";
     const NAME: &'static str = "Adaptive RED (Floyd, Gummadi, Shenker 2001)";
     const SOURCE: &'static str =
         "Floyd, Gummadi, Shenker 2001 'Adaptive RED'; ns-3 RedQueueDisc ARED = true semantics";
-    const PARAMS: &'static [ParamDoc] = PARAMS;
     fn validate(&self) -> Result<(), ScenarioError> {
         if let Some(lo) = self.min_th {
             check(

@@ -41,22 +41,29 @@
 //! - The first event is never frozen (no previous update), and an event that cannot move p_m
 //!   (increase at 1, decrease at 0) does not count as an update for the freeze time.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Increase of p_m on overflow or queue above l_max, in (0, 1]; paper 001: 0.001.
     pub d1: f64,
+    /// Decrease of p_m when the link goes idle, in (0, 1]; paper 001: 0.0002.
     pub d2: f64,
+    /// Minimum duration between two changes of p_m; paper 001: 10ms.
     pub freeze_time: SimDuration,
+    /// Queue threshold L as a fraction of the buffer, in (0, 1] (1 = overflow only); paper 001:
+    /// 0.66.
     pub l_max: f64,
+    /// Mark ECN-capable packets instead of dropping them; paper 001: true.
     pub ecn: bool,
 }
 
@@ -190,29 +197,6 @@ impl AlgorithmParams for Params {
         "Feng et al., BLUE, CSE-TR-387-99 / ToN 2002; parameters as used by \
          papers/001_b15d0b1564b3cf2d.txt section 4: p_m += d1 on loss or queue > L, -= d2 on idle, \
          at most once per freeze_time";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "d1",
-            help: "increase of p_m on overflow or queue above l_max, in (0, 1]; paper 001: 0.001",
-        },
-        ParamDoc {
-            key: "d2",
-            help: "decrease of p_m when the link goes idle, in (0, 1]; paper 001: 0.0002",
-        },
-        ParamDoc {
-            key: "freeze_time",
-            help: "minimum duration between two changes of p_m; paper 001: 10ms",
-        },
-        ParamDoc {
-            key: "l_max",
-            help: "queue threshold L as a fraction of the buffer, in (0, 1] (1 = overflow only); \
-                   paper 001: 0.66",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping them; paper 001: true",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(self.d1 > 0.0 && self.d1 <= 1.0, "d1", self.d1, "in (0, 1]")?;

@@ -74,9 +74,10 @@
 //!
 //! Probes: `avg`, `r_average_ms`, `r_formula_ms`, `p_base`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -85,34 +86,38 @@ use crate::time::{SimDuration, SimTime};
 
 use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Packets.
+    /// Packets: RED minimum threshold on the average queue.
     pub min_th: f64,
-    /// Packets.
+    /// Packets: above it every arrival is dropped (forced).
     pub max_th: f64,
+    /// RED probability at max_th, before the RTT factor.
     pub max_p: f64,
+    /// Weight of the queue average EWMA.
     pub w_q: f64,
-    /// Weight of the R_average EWMA.
+    /// Weight of the R_average EWMA over RTT labels (paper 0.1).
     pub w_rtt: f64,
-    /// Half-width of the band around R_formula.
+    /// Duration: R_formula holds while R_average is within ± band (paper 12.5ms).
     pub band: SimDuration,
-    /// How long R_average must stay outside the band before R_formula moves.
+    /// Duration: R_average must stay outside the band this long before R_formula moves (paper
+    /// 100ms).
     pub hold: SimDuration,
-    /// Exponent for robust packets (R < R_formula).
+    /// Exponent for robust packets, R < R_formula (paper 1.6).
     pub alpha: f64,
-    /// Exponent for fragile packets (R > R_formula).
+    /// Exponent for fragile packets, R > R_formula (paper 1.4).
     pub beta: f64,
+    /// Apply RED's p/(1 - count p) spacing to the RTT-scaled probability.
     pub count_spacing: bool,
-    /// Mark (Chablis) or drop (Chardonnay).
+    /// Mark ECN-capable packets (Chablis); false drops them (Chardonnay).
     pub ecn: bool,
-    /// Where R comes from: the packet's label (the paper) or the flow's true propagation RTT.
+    /// Label (the packet's RTT label, the paper) | true (the flow's propagation RTT; diagnostic).
     pub rtt_source: RttSource,
 }
 
 /// Where Chablis reads a packet's RTT `R`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RttSource {
     /// The packet's RTT label (the sender's lowest recorded RTT, §2.1).
@@ -336,56 +341,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "Chablis (RTT-label priority marking; ecn = false is Chardonnay)";
     const SOURCE: &'static str = "papers/002_24dd6513f24de3ea.txt §2: Figs. 2-3, eq. 4 \
         p = p_base (R_formula/R)^alpha|beta, R_average EWMA w=0.1, R_formula held within ±12.5 ms for 100 ms";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "min_th",
-            help: "packets: RED minimum threshold on the average queue",
-        },
-        ParamDoc {
-            key: "max_th",
-            help: "packets: above it every arrival is dropped (forced)",
-        },
-        ParamDoc {
-            key: "max_p",
-            help: "RED probability at max_th, before the RTT factor",
-        },
-        ParamDoc {
-            key: "w_q",
-            help: "weight of the queue average EWMA",
-        },
-        ParamDoc {
-            key: "w_rtt",
-            help: "weight of the R_average EWMA over RTT labels (paper 0.1)",
-        },
-        ParamDoc {
-            key: "band",
-            help: "duration: R_formula holds while R_average is within ± band (paper 12.5ms)",
-        },
-        ParamDoc {
-            key: "hold",
-            help: "duration: R_average must stay outside the band this long before R_formula moves (paper 100ms)",
-        },
-        ParamDoc {
-            key: "alpha",
-            help: "exponent for robust packets, R < R_formula (paper 1.6)",
-        },
-        ParamDoc {
-            key: "beta",
-            help: "exponent for fragile packets, R > R_formula (paper 1.4)",
-        },
-        ParamDoc {
-            key: "count_spacing",
-            help: "apply RED's p/(1 - count p) spacing to the RTT-scaled probability",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets (Chablis); false drops them (Chardonnay)",
-        },
-        ParamDoc {
-            key: "rtt_source",
-            help: "label (the packet's RTT label, the paper) | true (the flow's propagation RTT; diagnostic)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         validate_red(self.min_th, self.max_th, self.max_p, self.w_q)?;

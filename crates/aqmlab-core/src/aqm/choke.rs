@@ -41,23 +41,29 @@
 
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
-use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
+use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::ScenarioError;
 use crate::net::packet::{Ecn, Packet};
 use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Packets: below it every arrival is admitted; above it the comparison starts.
     pub min_th: f64,
+    /// Packets: above it arrivals that survive the comparison are dropped.
     pub max_th: f64,
+    /// RED maximum probability between the thresholds.
     pub max_p: f64,
+    /// Weight of the queue average EWMA.
     pub w_q: f64,
+    /// Mark ECN-capable packets instead of RED early drops.
     pub ecn: bool,
 }
 
@@ -208,28 +214,6 @@ impl AlgorithmParams for Params {
     const SOURCE: &'static str =
         "Pan, Prabhakar, Psounis, INFOCOM 2000: above min_th compare each \
         arrival with a random queued packet, drop both if same flow, else RED";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "min_th",
-            help: "packets: below it every arrival is admitted; above it the comparison starts",
-        },
-        ParamDoc {
-            key: "max_th",
-            help: "packets: above it arrivals that survive the comparison are dropped",
-        },
-        ParamDoc {
-            key: "max_p",
-            help: "RED maximum probability between the thresholds",
-        },
-        ParamDoc {
-            key: "w_q",
-            help: "weight of the queue average EWMA",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of RED early drops",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         validate_red(self.min_th, self.max_th, self.max_p, self.w_q)

@@ -54,9 +54,10 @@
 
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
+use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{Ecn, Packet};
 use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
@@ -278,14 +279,14 @@ pub fn dequeue<Q: CodelQueue + ?Sized>(
     item
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Target sojourn time.
+    /// Acceptable standing sojourn time (RFC 8289: 5 ms, 5-10 % of `interval`).
     pub target: SimDuration,
-    /// Interval over which the sojourn time must stay above target before dropping.
+    /// Time the sojourn must stay above target before dropping; a worst-case RTT (RFC 8289: 100 ms).
     pub interval: SimDuration,
-    /// Minimum backlog in bytes for a drop (one MTU).
+    /// No drop while fewer than this many bytes stay queued, bytes (one MTU).
     pub min_bytes: u32,
     /// CE-mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
@@ -337,24 +338,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "CoDel (Controlled Delay)";
     const SOURCE: &'static str =
         "RFC 8289; ns-3.44 CoDelQueueDisc / Linux codel_impl.h (drop_next = t + interval/sqrt(count))";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "target",
-            help: "acceptable standing sojourn time (duration, RFC 8289: 5ms)",
-        },
-        ParamDoc {
-            key: "interval",
-            help: "time the sojourn must stay above target before dropping; a worst-case RTT (duration, 100ms)",
-        },
-        ParamDoc {
-            key: "min_bytes",
-            help: "no drop while fewer than this many bytes stay queued (bytes, one MTU = 1500)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "CE-mark ECN-capable packets instead of dropping them (bool, false)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         Params::validate_codel(self.target, self.interval)

@@ -50,22 +50,28 @@
 //!
 //! Probes: `alpha_bps`, `arrival_bps` (A), `accepted_bps` (F), `congested`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Duration: averaging constant K of the per-flow rate estimate (100ms).
     pub k: SimDuration,
+    /// Duration: averaging constant of the aggregate arrival (A) and accepted (F) rates.
     pub k_alpha: SimDuration,
+    /// Duration: how long congestion (or its absence) lasts before alpha is updated.
     pub k_c: SimDuration,
+    /// Fraction: alpha is cut by this much at each buffer overflow (0.01).
     pub overflow_decrease: f64,
+    /// Fraction: bound on consecutive overflow cuts of alpha (0.25).
     pub max_overflow_decrease: f64,
 }
 
@@ -238,29 +244,6 @@ impl AlgorithmParams for Params {
     const SOURCE: &'static str =
         "Stoica, Shenker, Zhang, SIGCOMM 1998: r_i = (1-e^(-T/K)) l/T + e^(-T/K) r_i, \
         drop w.p. max(0, 1 - alpha/r_i), alpha <- alpha C/F when congested, max label otherwise";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "k",
-            help: "duration: averaging constant K of the per-flow rate estimate (100ms)",
-        },
-        ParamDoc {
-            key: "k_alpha",
-            help:
-                "duration: averaging constant of the aggregate arrival (A) and accepted (F) rates",
-        },
-        ParamDoc {
-            key: "k_c",
-            help: "duration: how long congestion (or its absence) lasts before alpha is updated",
-        },
-        ParamDoc {
-            key: "overflow_decrease",
-            help: "fraction: alpha is cut by this much at each buffer overflow (0.01)",
-        },
-        ParamDoc {
-            key: "max_overflow_decrease",
-            help: "fraction: bound on consecutive overflow cuts of alpha (0.25)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         for (key, d) in [("k", self.k), ("k_alpha", self.k_alpha), ("k_c", self.k_c)] {

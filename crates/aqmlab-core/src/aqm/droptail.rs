@@ -4,16 +4,17 @@
 //! buffer size, which belongs to the link (`buffer = 100` packets or `"150KB"`), and no
 //! congestion signal: losses are all `overflow`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Verdict};
 use crate::error::ScenarioError;
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {}
 
@@ -36,7 +37,6 @@ impl AlgorithmParams for Params {
     const KIND: &'static str = "droptail";
     const NAME: &'static str = "DropTail (tail-drop FIFO)";
     const SOURCE: &'static str = "baseline in every paper; drops only when the buffer is full";
-    const PARAMS: &'static [ParamDoc] = &[];
     fn validate(&self) -> Result<(), ScenarioError> {
         Ok(())
     }

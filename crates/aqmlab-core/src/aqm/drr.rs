@@ -43,21 +43,22 @@
 
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
+use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
-    /// Bytes added to a bucket's deficit per round.
+    /// Bytes added to a queue's deficit per round (ns-2 `quantum_`: 250).
     pub quantum: u32,
-    /// Number of hashed queues; 0 = one queue per flow.
+    /// Number of queues flows hash into (flow id mod buckets); 0 = one queue per flow.
     pub buckets: u32,
 }
 
@@ -75,16 +76,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "Deficit Round Robin";
     const SOURCE: &'static str =
         "Shreedhar & Varghese, SIGCOMM 1995 (ref. [12] of paper 002); ns-2 queue/drr.cc semantics";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "quantum",
-            help: "bytes added to a queue's deficit per round (bytes, ns-2 default 250)",
-        },
-        ParamDoc {
-            key: "buckets",
-            help: "number of queues flows hash into (flow id mod buckets); 0 = one queue per flow (queues, 0)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

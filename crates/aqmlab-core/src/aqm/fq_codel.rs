@@ -44,24 +44,31 @@
 
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::codel::{self, CodelQueue};
-use super::{AlgorithmParams, BuildContext, ParamDoc, Reason};
+use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Number of flow queues the hash maps into (RFC 8290, Linux: 1024).
     pub flows: u32,
+    /// Bytes a queue may send per round (one Ethernet MTU including its header).
     pub quantum: u32,
+    /// CoDel target sojourn time per queue.
     pub target: SimDuration,
+    /// CoDel interval: time the sojourn must stay above target before dropping.
     pub interval: SimDuration,
+    /// CoDel: no drop while the queue holds fewer bytes (one MTU).
     pub min_bytes: u32,
+    /// CE-mark ECN-capable packets instead of dropping them (on by default, RFC 8290 §5.1).
     pub ecn: bool,
 }
 
@@ -83,32 +90,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "FQ-CoDel (flow queueing + CoDel)";
     const SOURCE: &'static str =
         "RFC 8290; Linux sch_fq_codel (DRR over new/old flow lists, CoDel per queue)";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "flows",
-            help: "number of flow queues the hash maps into (queues, 1024)",
-        },
-        ParamDoc {
-            key: "quantum",
-            help: "bytes a queue may send per round (bytes, 1514)",
-        },
-        ParamDoc {
-            key: "target",
-            help: "CoDel target sojourn time per queue (duration, 5ms)",
-        },
-        ParamDoc {
-            key: "interval",
-            help: "CoDel interval (duration, 100ms)",
-        },
-        ParamDoc {
-            key: "min_bytes",
-            help: "CoDel: no drop while the queue holds fewer bytes (bytes, 1500)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "CE-mark ECN-capable packets instead of dropping them (bool, true)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

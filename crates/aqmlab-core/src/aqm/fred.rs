@@ -49,24 +49,31 @@
 //!
 //! Probes: `avg`, `avgcq`, `nactive`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Packets: RED minimum threshold; also the per-flow limit maxq.
     pub min_th: f64,
+    /// Packets: above it arrivals are dropped (forced).
     pub max_th: f64,
+    /// RED maximum early-drop probability.
     pub max_p: f64,
+    /// Weight of the queue average EWMA (updated on arrival and departure).
     pub w_q: f64,
+    /// Packets: flows with fewer queued are never randomly dropped (2; 4 for large buffers).
     pub min_q: f64,
+    /// Mark ECN-capable packets instead of early drops.
     pub ecn: bool,
 }
 
@@ -238,32 +245,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "FRED (Flow Random Early Drop)";
     const SOURCE: &'static str = "Lin & Morris, Dynamics of Random Early Detection, SIGCOMM 1997 \
         (pseudocode): per-flow qlen/strike, maxq = min_th, avgcq = avg/nactive";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "min_th",
-            help: "packets: RED minimum threshold; also the per-flow limit maxq",
-        },
-        ParamDoc {
-            key: "max_th",
-            help: "packets: above it arrivals are dropped (forced)",
-        },
-        ParamDoc {
-            key: "max_p",
-            help: "RED maximum early-drop probability",
-        },
-        ParamDoc {
-            key: "w_q",
-            help: "weight of the queue average EWMA (updated on arrival and departure)",
-        },
-        ParamDoc {
-            key: "min_q",
-            help: "packets: flows with fewer queued are never randomly dropped (2; 4 for large buffers)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of early drops",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         validate_red(self.min_th, self.max_th, self.max_p, self.w_q)?;

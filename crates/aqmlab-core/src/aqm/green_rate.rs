@@ -38,22 +38,28 @@
 //! - The ΔT updates run at `k·ΔT` from the timer; hooks that see `now` past a due update run it
 //!   first (same result when an arrival at the boundary is processed before the timer).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Duration between updates of P; paper: 10ms.
     pub delta_t: SimDuration,
+    /// Step of the marking probability P per update, in (0, 1]; paper: 0.001.
     pub delta_p: f64,
+    /// Time constant of the arrival-rate estimate (duration); paper: 100ms.
     pub k: SimDuration,
+    /// Target arrival rate as a fraction of the link rate, in (0, 1]; paper: 0.97.
     pub target: f64,
+    /// Mark ECN-capable packets instead of dropping them; paper: true.
     pub ecn: bool,
 }
 
@@ -192,28 +198,6 @@ impl AlgorithmParams for Params {
     const SOURCE: &'static str =
         "papers/001_b15d0b1564b3cf2d.txt, section 3: EWMA arrival rate x_est \
          (eq. 5), P +/- delta_p every delta_t on the sign of x_est - 0.97c";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "delta_t",
-            help: "duration between updates of P; paper: 10ms",
-        },
-        ParamDoc {
-            key: "delta_p",
-            help: "step of the marking probability P per update, in (0, 1]; paper: 0.001",
-        },
-        ParamDoc {
-            key: "k",
-            help: "time constant of the arrival-rate estimate (duration); paper: 100ms",
-        },
-        ParamDoc {
-            key: "target",
-            help: "target arrival rate as a fraction of the link rate, in (0, 1]; paper: 0.97",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping them; paper: true",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

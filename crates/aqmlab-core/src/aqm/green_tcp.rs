@@ -68,9 +68,10 @@
 //!   see `now` past a boundary close the due windows first (the same result, in case the driver
 //!   lets an arrival at the boundary run before the timer).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
@@ -78,7 +79,7 @@ use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 /// Where the router gets a flow's RTT.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RttSource {
     /// GREEN-Embedded: the packet's RTT label.
@@ -90,7 +91,7 @@ pub enum RttSource {
 }
 
 /// How the number of active flows is counted.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FlowCount {
     /// Exact, from dense flow ids.
@@ -99,18 +100,29 @@ pub enum FlowCount {
     Bitmap,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Mathis constant (dimensionless); paper: 1.31 (random loss, ACK every packet).
     pub c: f64,
+    /// Duration of the flow-count / utilisation window; paper: 1s.
     pub window: SimDuration,
+    /// Adapt alpha(t) to utilisation and overflows (false: alpha = 1, original GREEN).
     pub adapt_alpha: bool,
+    /// Factor on alpha after a window with overflow drops, in (0, 1); paper: 0.95.
     pub alpha_decrease: f64,
+    /// Alpha grows by (1+U)/(2U) while utilisation U is below this, in (0, 1]; paper: 0.98.
     pub target_utilisation: f64,
+    /// "label" (GREEN-Embedded: packet's RTT label), "idmaps" (estimate service, base RTT x
+    /// U[0.5,2]) or "true" (base propagation RTT, ideal GREEN).
     pub rtt_source: RttSource,
+    /// Duration used when the RTT source has no answer (unlabelled packet, unknown flow).
     pub default_rtt: SimDuration,
+    /// "exact" (per flow id) or "bitmap" (linear counting, bounded memory).
     pub flow_count: FlowCount,
+    /// Bits of the linear-counting bitmap (flow_count = "bitmap"), 64..=2^24.
     pub bitmap_bits: u32,
+    /// Mark ECN-capable packets instead of dropping them; paper: false (dropping).
     pub ecn: bool,
 }
 
@@ -444,49 +456,6 @@ impl AlgorithmParams for Params {
     const SOURCE: &'static str =
         "papers/000_18b337451fd23142.txt, eq. (3) p = (N*MSS*c/(alpha*L*RTT))^2, \
          alpha(t) controller of section 2, RTT sources of section 5";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "c",
-            help: "Mathis constant (dimensionless); paper: 1.31 (random loss, ACK every packet)",
-        },
-        ParamDoc {
-            key: "window",
-            help: "duration of the flow-count / utilisation window; paper: 1s",
-        },
-        ParamDoc {
-            key: "adapt_alpha",
-            help: "adapt alpha(t) to utilisation and overflows (false: alpha = 1, original GREEN)",
-        },
-        ParamDoc {
-            key: "alpha_decrease",
-            help: "factor on alpha after a window with overflow drops, in (0, 1); paper: 0.95",
-        },
-        ParamDoc {
-            key: "target_utilisation",
-            help: "alpha grows by (1+U)/(2U) while utilisation U is below this, in (0, 1]; paper: 0.98",
-        },
-        ParamDoc {
-            key: "rtt_source",
-            help: "\"label\" (GREEN-Embedded: packet's RTT label), \"idmaps\" (estimate service, \
-                   base RTT x U[0.5,2]) or \"true\" (base propagation RTT, ideal GREEN)",
-        },
-        ParamDoc {
-            key: "default_rtt",
-            help: "duration used when the RTT source has no answer (unlabelled packet, unknown flow)",
-        },
-        ParamDoc {
-            key: "flow_count",
-            help: "\"exact\" (per flow id) or \"bitmap\" (linear counting, bounded memory)",
-        },
-        ParamDoc {
-            key: "bitmap_bits",
-            help: "bits of the linear-counting bitmap (flow_count = \"bitmap\"), 64..=2^24",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping them; paper: false (dropping)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

@@ -7,8 +7,10 @@
 //! - the state (a struct implementing [`Aqm`], or a whole [`Qdisc`] for multi-queue schedulers);
 //! - unit tests of its control law against the paper's equations.
 //!
-//! Adding an algorithm = one file, one line in the `algorithms!` list below, one test.
+//! Adding an algorithm = one file, one line in the `algorithms!` list below, one test. Its
+//! parameters are documented by the doc comments on its `Params` fields, and nowhere else.
 
+use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -16,6 +18,7 @@ use crate::error::{from_serde, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
+use crate::schema::{self, KeyDoc};
 use crate::time::{SimDuration, SimTime};
 
 pub mod ared;
@@ -187,15 +190,11 @@ impl BuildContext<'_> {
     }
 }
 
-/// One parameter's documentation for `aqmlab algorithms`.
-pub struct ParamDoc {
-    pub key: &'static str,
-    pub help: &'static str,
-}
-
-/// What each algorithm's `Params` provides.
+/// What each algorithm's `Params` provides. The parameters themselves are documented once, by
+/// the doc comments on the `Params` fields: [`crate::schema`] turns them (with the defaults of
+/// `Default`) into `aqmlab algorithms`, the reference in `docs/scenarios.md` and the JSON Schema.
 pub trait AlgorithmParams:
-    Sized + Default + Serialize + DeserializeOwned + Clone + std::fmt::Debug
+    Sized + Default + Serialize + DeserializeOwned + JsonSchema + Clone + std::fmt::Debug
 {
     /// The scenario `kind`.
     const KIND: &'static str;
@@ -203,8 +202,6 @@ pub trait AlgorithmParams:
     const NAME: &'static str;
     /// Where it comes from: paper file in `papers/` with equations, or RFC / article.
     const SOURCE: &'static str;
-    /// Each key with unit and meaning (defaults come from `Default`).
-    const PARAMS: &'static [ParamDoc];
     /// Checks ranges and relations; errors name the key (without the `bottleneck.qdisc` prefix).
     fn validate(&self) -> Result<(), ScenarioError>;
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc>;
@@ -215,26 +212,26 @@ pub struct AlgorithmDoc {
     pub kind: &'static str,
     pub name: &'static str,
     pub source: &'static str,
-    /// (key, default rendered as TOML, help)
+    /// Every parameter, in the order `Params` declares them.
+    pub keys: Vec<KeyDoc>,
+    /// (key, default rendered as TOML or `(none)`, help): what `aqmlab algorithms` prints.
     pub params: Vec<(String, String, String)>,
 }
 
 fn doc_of<P: AlgorithmParams>() -> AlgorithmDoc {
-    let defaults = toml::Table::try_from(P::default()).unwrap_or_default();
-    let params = P::PARAMS
+    let keys = schema::keys_of::<P>();
+    let params = keys
         .iter()
-        .map(|d| {
-            let default = defaults
-                .get(d.key)
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "(none)".into());
-            (d.key.to_string(), default, d.help.to_string())
+        .map(|k| {
+            let default = k.default.clone().unwrap_or_else(|| "(none)".into());
+            (k.key.clone(), default, k.help.clone())
         })
         .collect();
     AlgorithmDoc {
         kind: P::KIND,
         name: P::NAME,
         source: P::SOURCE,
+        keys,
         params,
     }
 }
@@ -293,6 +290,14 @@ macro_rules! algorithms {
             /// Documentation of every algorithm, in registry order.
             pub fn docs() -> Vec<AlgorithmDoc> {
                 vec![$(doc_of::<$module::Params>(),)*]
+            }
+
+            /// The JSON Schema of each kind's table, in registry order (see [`schema::qdisc`]).
+            pub fn kind_schemas(gen: &mut SchemaGenerator) -> Vec<serde_json::Value> {
+                vec![$({
+                    type P = $module::Params;
+                    schema::kind_schema::<P>(gen, P::KIND, P::NAME, P::SOURCE)
+                },)*]
             }
         }
     };

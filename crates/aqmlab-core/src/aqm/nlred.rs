@@ -22,15 +22,16 @@
 //!   from `max_p` (not `1.5·max_p`) at `max_th` to 1 at `2·max_th`, so the curve steps down at
 //!   `max_th` from 1.5·max_p to max_p.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red::{self, Adapt, Curve};
-use super::{AlgorithmParams, BuildContext, ParamDoc};
+use super::{AlgorithmParams, BuildContext};
 use crate::error::ScenarioError;
 use crate::qdisc::Qdisc;
 
 /// The parameters of `red`, under another kind.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Params(pub red::Params);
 
@@ -39,7 +40,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "NLRED, nonlinear (quadratic) RED";
     const SOURCE: &'static str =
         "paper 003 (003_edfb7d1401f469aa.txt) §4 eq. (3): p_b = 1.5 max_p ((avg-min_th)/(max_th-min_th))^2";
-    const PARAMS: &'static [ParamDoc] = red::COMMON_PARAMS;
     fn validate(&self) -> Result<(), ScenarioError> {
         self.0.check_common(true)
     }

@@ -67,16 +67,17 @@
 //! - Alpha and beta are not rescaled automatically when `tupdate` changes (the RFC advises the
 //!   user to do so: halving `tupdate` ⇒ halve alpha, beta += alpha/4).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimator {
     /// Sojourn time of the last dequeued packet.
@@ -85,18 +86,29 @@ pub enum Estimator {
     DqRate,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Reference queueing delay QDELAY_REF (RFC 8033: 15 ms).
     pub target: SimDuration,
+    /// Drop-probability update period T_UPDATE (RFC 8033: 15 ms).
     pub tupdate: SimDuration,
+    /// Proportional-to-error gain, Hz (RFC 8033: 0.125).
     pub alpha: f64,
+    /// Gain on the delay trend, Hz (RFC 8033: 1.25).
     pub beta: f64,
+    /// Burst allowance before early drops start (RFC 8033 MAX_BURST: 150 ms).
     pub max_burst: SimDuration,
+    /// Queue delay from "timestamp" (sojourn of the last dequeued packet) or "dq_rate" (Little's
+    /// law, RFC 8033 departure-rate estimate).
     pub estimator: Estimator,
+    /// Bytes per departure-rate measurement cycle (RFC 8033 DQ_THRESHOLD: 2^14).
     pub dq_threshold: u32,
+    /// RFC 8033 §5.4 de-randomised drops via accumulated probability.
     pub derandomize: bool,
+    /// Mark ECN-capable packets instead of dropping while drop_prob <= mark_ecn_th.
     pub ecn: bool,
+    /// Highest drop probability at which packets are marked rather than dropped (RFC 8033: 10 %).
     pub mark_ecn_th: f64,
 }
 
@@ -350,48 +362,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "PIE (Proportional Integral controller Enhanced)";
     const SOURCE: &'static str =
         "RFC 8033 (p += alpha·(qdelay − target) + beta·(qdelay − qdelay_old), auto-tuned every tupdate)";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "target",
-            help: "reference queueing delay QDELAY_REF (duration, RFC 8033: 15ms)",
-        },
-        ParamDoc {
-            key: "tupdate",
-            help: "drop-probability update period T_UPDATE (duration, 15ms)",
-        },
-        ParamDoc {
-            key: "alpha",
-            help: "proportional-to-error gain (Hz, 0.125)",
-        },
-        ParamDoc {
-            key: "beta",
-            help: "gain on the delay trend (Hz, 1.25)",
-        },
-        ParamDoc {
-            key: "max_burst",
-            help: "burst allowance before early drops start (duration, 150ms)",
-        },
-        ParamDoc {
-            key: "estimator",
-            help: "queue delay from \"timestamp\" (sojourn of the last dequeued packet) or \"dq_rate\" (Little's law, RFC 8033 departure-rate estimate)",
-        },
-        ParamDoc {
-            key: "dq_threshold",
-            help: "bytes per departure-rate measurement cycle (bytes, 16384)",
-        },
-        ParamDoc {
-            key: "derandomize",
-            help: "RFC 8033 §5.4 de-randomised drops via accumulated probability (bool, false)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping while drop_prob <= mark_ecn_th (bool, false)",
-        },
-        ParamDoc {
-            key: "mark_ecn_th",
-            help: "highest drop probability at which packets are marked rather than dropped (probability, 0.1)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

@@ -58,9 +58,10 @@
 //!   `self_config_red`/`ared` later change `max_p`; with NLRED the gentle segment therefore starts
 //!   at `max_p`, not at `1.5·max_p` (ns-3 `NLRED` + `Gentle`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -81,6 +82,24 @@ impl QueueWeight {
             QueueWeight::Fixed(w) => w,
             QueueWeight::Auto => 1.0 - (-1.0 / ptc).exp(),
         }
+    }
+}
+
+impl JsonSchema for QueueWeight {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "QueueWeight".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "title": "weight in (0, 1] or \"auto\"",
+            "anyOf": [
+                { "type": "number", "exclusiveMinimum": 0, "maximum": 1 },
+                { "const": "auto" },
+            ],
+        })
     }
 }
 
@@ -123,20 +142,32 @@ impl<'de> Deserialize<'de> for QueueWeight {
 }
 
 /// Configuration of `kind = "red"`; also the common part of the other RED kinds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Minimum threshold of the average queue, packets (bytes if bytes = true).
     pub min_th: f64,
+    /// Maximum threshold of the average queue, packets (bytes if bytes = true).
     pub max_th: f64,
+    /// Drop probability at max_th (ns-2 1/linterm_), in (0, 1].
     pub max_p: f64,
+    /// EWMA weight of the average queue, in (0, 1], or "auto" = 1 - exp(-1/C), C = link rate in
+    /// mean packets/s.
     pub w_q: QueueWeight,
+    /// ns-2 wait_: spread early drops evenly (p_b/(2 - count p_b)).
     pub wait: bool,
+    /// Gentle RED (GRED): p rises from max_p to 1 between max_th and 2 max_th.
     pub gentle: bool,
+    /// Byte mode: queue, thresholds and average in bytes, p scaled by size/mean_pkt_size.
     pub bytes: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
+    /// Forced decisions (avg above max_th) always drop, even with ECN.
     pub hard_drop: bool,
+    /// Mean packet size, bytes (default: the link's typical packet size; ns-2/ns-3 500).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_pkt_size: Option<u32>,
+    /// Packet size assumed for idle-time decay of the average, bytes (default mean_pkt_size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_pkt_size: Option<u32>,
 }
@@ -158,21 +189,6 @@ impl Default for Params {
         }
     }
 }
-
-/// Parameter docs shared by the RED kinds.
-pub(crate) const COMMON_PARAMS: &[ParamDoc] = &[
-    ParamDoc { key: "min_th", help: "minimum threshold of the average queue, packets (bytes if bytes = true)" },
-    ParamDoc { key: "max_th", help: "maximum threshold of the average queue, packets (bytes if bytes = true)" },
-    ParamDoc { key: "max_p", help: "drop probability at max_th (ns-2 1/linterm_), in (0, 1]" },
-    ParamDoc { key: "w_q", help: "EWMA weight of the average queue, in (0, 1], or \"auto\" = 1 - exp(-1/C), C = link rate in mean packets/s" },
-    ParamDoc { key: "wait", help: "ns-2 wait_: spread early drops evenly (p_b/(2 - count p_b))" },
-    ParamDoc { key: "gentle", help: "gentle RED (GRED): p rises from max_p to 1 between max_th and 2 max_th" },
-    ParamDoc { key: "bytes", help: "byte mode: queue, thresholds and average in bytes, p scaled by size/mean_pkt_size" },
-    ParamDoc { key: "ecn", help: "mark ECN-capable packets instead of dropping them early" },
-    ParamDoc { key: "hard_drop", help: "forced decisions (avg above max_th) always drop, even with ECN" },
-    ParamDoc { key: "mean_pkt_size", help: "mean packet size, bytes (default: the link's typical packet size; ns-2/ns-3 500)" },
-    ParamDoc { key: "idle_pkt_size", help: "packet size assumed for idle-time decay of the average, bytes (default mean_pkt_size)" },
-];
 
 impl Params {
     /// Validation shared by the RED kinds. `thresholds`: whether min_th/max_th are given (ARED
@@ -249,7 +265,6 @@ impl AlgorithmParams for Params {
     const KIND: &'static str = "red";
     const NAME: &'static str = "RED, Random Early Detection (gentle = true: GRED)";
     const SOURCE: &'static str = "Floyd & Jacobson 1993 (baseline of papers 001-004); ns-2 red.cc / ns-3 RedQueueDisc semantics";
-    const PARAMS: &'static [ParamDoc] = COMMON_PARAMS;
     fn validate(&self) -> Result<(), ScenarioError> {
         self.check_common(true)
     }
@@ -918,7 +933,7 @@ pub(crate) mod tests {
             for key in table.keys().filter(|k| *k != "kind") {
                 assert!(
                     d.params.iter().any(|(k, _, _)| k == key),
-                    "{kind}: key {key} has no ParamDoc"
+                    "{kind}: key {key} is missing from the schema (no doc comment on the field?)"
                 );
             }
             for (k, _, _) in &d.params {

@@ -68,27 +68,38 @@
 //!   at most `qlim_ − 1` packets, or just under `qlim_·S` bytes); here the shared buffer holds
 //!   up to its limit.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::blue::bernoulli;
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::{BufferLimit, Qdisc};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Price step gamma (> 0); ns-2 default 0.001, paper 001: 0.01.
     pub gamma: f64,
+    /// Marking base phi (> 1): m = 1 - phi^-price; ns-2 default 1.001, paper 001: 1.003.
     pub phi: f64,
+    /// Weight of the backlog term (>= 0); ns-2 default and paper 001: 0.1.
     pub alpha: f64,
+    /// Target backlog b*, packets (>= 0); ns-2 default 20, paper 001: 55.
     pub target: f64,
+    /// Duration between price updates; ns-2 default 2ms, paper 001: 10ms.
     pub update_time: SimDuration,
+    /// Weight of the newest interval in the filtered arrival rate, in (0, 1]; 1 = none.
     pub in_weight: f64,
+    /// Reference packet size S, bytes (rem.cc mean_pktsize_, ns-2 1000): c = rate*T/(8*S); with a
+    /// byte buffer, bytes/S count as packets and m is scaled by size/S (default: the link's data
+    /// packet size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_pkt_size: Option<u32>,
+    /// Mark ECN-capable packets instead of dropping them; paper 001: true.
     pub ecn: bool,
 }
 
@@ -246,43 +257,6 @@ impl AlgorithmParams for Params {
         "Athuraliya, Low, Li, Yin, REM: Active Queue Management, IEEE Network \
          2001, as ns-2 rem.cc and papers/001_b15d0b1564b3cf2d.txt eqs. (1)-(2): \
          p <- max(0, p + gamma*(alpha*(b - b*) + x - c)), m = 1 - phi^-p";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "gamma",
-            help: "price step gamma (> 0); ns-2 default 0.001, paper 001: 0.01",
-        },
-        ParamDoc {
-            key: "phi",
-            help:
-                "marking base phi (> 1): m = 1 - phi^-price; ns-2 default 1.001, paper 001: 1.003",
-        },
-        ParamDoc {
-            key: "alpha",
-            help: "weight of the backlog term (>= 0); ns-2 default and paper 001: 0.1",
-        },
-        ParamDoc {
-            key: "target",
-            help: "target backlog b*, packets (>= 0); ns-2 default 20, paper 001: 55",
-        },
-        ParamDoc {
-            key: "update_time",
-            help: "duration between price updates; ns-2 default 2ms, paper 001: 10ms",
-        },
-        ParamDoc {
-            key: "in_weight",
-            help: "weight of the newest interval in the filtered arrival rate, in (0, 1]; 1 = none",
-        },
-        ParamDoc {
-            key: "mean_pkt_size",
-            help: "reference packet size S, bytes (rem.cc mean_pktsize_, ns-2 1000): c = rate*T/(8*S); \
-                   with a byte buffer, bytes/S count as packets and m is scaled by size/S \
-                   (default: the link's data packet size)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping them; paper 001: true",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

@@ -27,30 +27,44 @@
 //!   clamped to 1. Comparisons are strict, so `avg == min_th` or `max_th` changes nothing.
 //! - The gentle slope (if `gentle = true`) is computed once from the initial max_p (ns-3).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red::{self, Adapt, Curve, QueueWeight};
-use super::{AlgorithmParams, BuildContext, ParamDoc};
+use super::{AlgorithmParams, BuildContext};
 use crate::error::{check, ScenarioError};
 use crate::qdisc::Qdisc;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Minimum threshold, packets (bytes if bytes = true).
     pub min_th: f64,
+    /// Maximum threshold, packets (bytes if bytes = true).
     pub max_th: f64,
+    /// Initial max_p, in (0, 1] (paper 004: 0.02).
     pub max_p: f64,
+    /// EWMA weight, in (0, 1], or "auto".
     pub w_q: QueueWeight,
+    /// ns-2 wait_: spread early drops evenly.
     pub wait: bool,
+    /// Gentle region between max_th and 2 max_th.
     pub gentle: bool,
+    /// Byte mode (queue, thresholds and average in bytes).
     pub bytes: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
+    /// Forced decisions always drop, even with ECN.
     pub hard_drop: bool,
+    /// Mean packet size, bytes (default: the link's typical packet size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_pkt_size: Option<u32>,
+    /// Packet size for idle-time decay, bytes (default mean_pkt_size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_pkt_size: Option<u32>,
+    /// Max_p is divided by alpha when avg falls below min_th (paper: 3).
     pub alpha: f64,
+    /// Max_p is multiplied by beta when avg rises above max_th (paper: 2).
     pub beta: f64,
 }
 
@@ -93,67 +107,11 @@ impl Params {
     }
 }
 
-const PARAMS: &[ParamDoc] = &[
-    ParamDoc {
-        key: "min_th",
-        help: "minimum threshold, packets (bytes if bytes = true)",
-    },
-    ParamDoc {
-        key: "max_th",
-        help: "maximum threshold, packets (bytes if bytes = true)",
-    },
-    ParamDoc {
-        key: "max_p",
-        help: "initial max_p, in (0, 1] (paper 004: 0.02)",
-    },
-    ParamDoc {
-        key: "w_q",
-        help: "EWMA weight, in (0, 1], or \"auto\"",
-    },
-    ParamDoc {
-        key: "wait",
-        help: "ns-2 wait_: spread early drops evenly",
-    },
-    ParamDoc {
-        key: "gentle",
-        help: "gentle region between max_th and 2 max_th",
-    },
-    ParamDoc {
-        key: "bytes",
-        help: "byte mode (queue, thresholds and average in bytes)",
-    },
-    ParamDoc {
-        key: "ecn",
-        help: "mark ECN-capable packets instead of dropping them early",
-    },
-    ParamDoc {
-        key: "hard_drop",
-        help: "forced decisions always drop, even with ECN",
-    },
-    ParamDoc {
-        key: "mean_pkt_size",
-        help: "mean packet size, bytes (default: the link's typical packet size)",
-    },
-    ParamDoc {
-        key: "idle_pkt_size",
-        help: "packet size for idle-time decay, bytes (default mean_pkt_size)",
-    },
-    ParamDoc {
-        key: "alpha",
-        help: "max_p is divided by alpha when avg falls below min_th (paper: 3)",
-    },
-    ParamDoc {
-        key: "beta",
-        help: "max_p is multiplied by beta when avg rises above max_th (paper: 2)",
-    },
-];
-
 impl AlgorithmParams for Params {
     const KIND: &'static str = "self_config_red";
     const NAME: &'static str = "Self-configuring RED (Feng et al.)";
     const SOURCE: &'static str =
         "paper 004 (004_618a487a53bfbc7f.txt) §IV Fig. 8: max_p / alpha below min_th, * beta above max_th";
-    const PARAMS: &'static [ParamDoc] = PARAMS;
     fn validate(&self) -> Result<(), ScenarioError> {
         self.common().check_common(true)?;
         check(

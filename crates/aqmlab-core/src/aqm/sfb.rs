@@ -49,29 +49,39 @@
 //!   p_min; `nonresponsive` is the same average of the indicator "p_min = 1" (the share of
 //!   arrivals being rate-limited). Neither needs per-flow state.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::blue::{bernoulli, BlueProb};
 use super::green_tcp::mix64;
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Hash levels L, 1..=8; SFB article: 2.
     pub levels: u32,
+    /// Bins per level N, 1..=4096; SFB article: 23.
     pub bins: u32,
+    /// Packets a bin may hold before it counts as overflowing (default: buffer / bins).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bin_size: Option<u32>,
+    /// Increase of a bin's p when it overflows, in (0, 1]; BLUE: 0.02.
     pub d1: f64,
+    /// Decrease of a bin's p when a packet finds it empty, in (0, 1]; BLUE: 0.002.
     pub d2: f64,
+    /// Minimum duration between two changes of one bin's p; BLUE: 100ms.
     pub freeze_time: SimDuration,
+    /// Packets/s let through for all flows with p_min = 1 together (Linux sch_sfb: 10).
     pub penalty_rate: f64,
+    /// Token-bucket depth of the penalty rate limiter, packets (Linux sch_sfb: 20).
     pub penalty_burst: u32,
+    /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
 }
 
@@ -242,44 +252,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "Stochastic Fair Blue";
     const SOURCE: &'static str = "Feng et al., Stochastic Fair Blue, INFOCOM 2001 (compared against in \
          papers/000_18b337451fd23142.txt): BLUE per bin, L levels x N bins, p = min over a flow's bins";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "levels",
-            help: "hash levels L, 1..=8; SFB article: 2",
-        },
-        ParamDoc {
-            key: "bins",
-            help: "bins per level N, 1..=4096; SFB article: 23",
-        },
-        ParamDoc {
-            key: "bin_size",
-            help: "packets a bin may hold before it counts as overflowing (default: buffer / bins)",
-        },
-        ParamDoc {
-            key: "d1",
-            help: "increase of a bin's p when it overflows, in (0, 1]; BLUE: 0.02",
-        },
-        ParamDoc {
-            key: "d2",
-            help: "decrease of a bin's p when a packet finds it empty, in (0, 1]; BLUE: 0.002",
-        },
-        ParamDoc {
-            key: "freeze_time",
-            help: "minimum duration between two changes of one bin's p; BLUE: 100ms",
-        },
-        ParamDoc {
-            key: "penalty_rate",
-            help: "packets/s let through for all flows with p_min = 1 together (Linux sch_sfb: 10)",
-        },
-        ParamDoc {
-            key: "penalty_burst",
-            help: "token-bucket depth of the penalty rate limiter, packets (Linux sch_sfb: 20)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping them",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         check(

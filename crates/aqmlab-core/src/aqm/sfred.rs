@@ -66,29 +66,41 @@
 //!
 //! Probes: `avg`, `fair_rate` (T_f, packets per window-memory), `n_flows`, `loss_rate` (L).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
-use super::{AlgorithmParams, Aqm, BuildContext, ParamDoc, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// Packets: RED minimum threshold.
     pub min_th: f64,
+    /// Packets: RED maximum threshold (forced drop above).
     pub max_th: f64,
+    /// RED maximum probability (fast flows: max_p T_i/T_f, capped at 1).
     pub max_p: f64,
+    /// Weight of the queue average EWMA.
     pub w_q: f64,
+    /// Flows: capacity N of the Most-Recently-Used List.
     pub mrul_size: u32,
+    /// Fast if T_i > (1 + alpha) T_f (paper 0.1).
     pub alpha: f64,
+    /// Unresponsive if fast and L_i > (1 + beta) L (paper 0.1).
     pub beta: f64,
+    /// Packets: slow if H_ri < eta and no drops (paper 10).
     pub eta: u32,
+    /// Packets: both thresholds raised by k for slow flows (not given in the paper).
     pub k: f64,
+    /// Duration: every window all MRUL counters are halved (not given in the paper).
     pub window: SimDuration,
+    /// Mark ECN-capable packets instead of dropping (early signals only).
     pub ecn: bool,
 }
 
@@ -428,52 +440,6 @@ impl AlgorithmParams for Params {
     const NAME: &'static str = "SFRED (Scalable Fair RED with a Most-Recently-Used List)";
     const SOURCE: &'static str = "papers/003_edfb7d1401f469aa.txt §2: T_f = (H_r - H_d)/n, fast if \
         H_ri > (1+alpha) T_f, unresponsive if also L_i > (1+beta) L, slow if H_ri < eta and H_di = 0";
-    const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            key: "min_th",
-            help: "packets: RED minimum threshold",
-        },
-        ParamDoc {
-            key: "max_th",
-            help: "packets: RED maximum threshold (forced drop above)",
-        },
-        ParamDoc {
-            key: "max_p",
-            help: "RED maximum probability (fast flows: max_p T_i/T_f, capped at 1)",
-        },
-        ParamDoc {
-            key: "w_q",
-            help: "weight of the queue average EWMA",
-        },
-        ParamDoc {
-            key: "mrul_size",
-            help: "flows: capacity N of the Most-Recently-Used List",
-        },
-        ParamDoc {
-            key: "alpha",
-            help: "fast if T_i > (1 + alpha) T_f (paper 0.1)",
-        },
-        ParamDoc {
-            key: "beta",
-            help: "unresponsive if fast and L_i > (1 + beta) L (paper 0.1)",
-        },
-        ParamDoc {
-            key: "eta",
-            help: "packets: slow if H_ri < eta and no drops (paper 10)",
-        },
-        ParamDoc {
-            key: "k",
-            help: "packets: both thresholds raised by k for slow flows (not given in the paper)",
-        },
-        ParamDoc {
-            key: "window",
-            help: "duration: every window all MRUL counters are halved (not given in the paper)",
-        },
-        ParamDoc {
-            key: "ecn",
-            help: "mark ECN-capable packets instead of dropping (early signals only)",
-        },
-    ];
 
     fn validate(&self) -> Result<(), ScenarioError> {
         validate_red(self.min_th, self.max_th, self.max_p, self.w_q)?;

@@ -37,6 +37,7 @@ pub mod run;
 pub mod spread;
 pub mod topology;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::aqm::AqmConfig;
@@ -111,6 +112,24 @@ impl<'de> Deserialize<'de> for Buffer {
     }
 }
 
+impl JsonSchema for Buffer {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Buffer".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "title": "packets or size",
+            "anyOf": [
+                { "type": "integer", "minimum": 1 },
+                { "type": "string", "pattern": crate::time::size_pattern(), "examples": ["150KB"] },
+            ],
+        })
+    }
+}
+
 impl Serialize for Buffer {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -131,26 +150,34 @@ impl Buffer {
 
 /// The dumbbell's shared link (router → sink side). The reverse direction (ACKs) has the same
 /// rate and delay and a DropTail queue of the same size.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bottleneck {
+    /// Link rate.
     pub rate: Rate,
+    /// One-way propagation delay.
     pub delay: SimDuration,
+    /// Packets (integer ≥ 1), or bytes as a size string (`"150KB"`).
     #[serde(default = "default_buffer")]
     pub buffer: Buffer,
-    /// Probability that a packet is lost on this link (Bernoulli, independent), in [0, 1).
+    /// Probability that a packet is lost on this link (Bernoulli, independent), in [0, 1); e.g. to
+    /// check TCP against loss models.
     #[serde(default)]
     pub loss: f64,
+    /// The queue discipline: `kind` plus that algorithm's parameters (see Queue disciplines).
+    #[schemars(schema_with = "crate::schema::qdisc")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
 }
 
 /// The links from the far router to the receivers.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sink {
+    /// Rate of each receiver link.
     #[serde(default = "Sink::default_rate")]
     pub rate: Rate,
+    /// Its one-way delay.
     #[serde(default)]
     pub delay: SimDuration,
 }
@@ -171,7 +198,7 @@ impl Default for Sink {
 }
 
 /// What a flow group sends (see `traffic` for each kind's behaviour).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     /// Bulk (FTP-like) or finite (`packets`) TCP transfers.
@@ -186,7 +213,7 @@ pub enum FlowKind {
 }
 
 /// The `web = { … }` table of a `kind = "web"` group.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WebConfig {
     /// Segments per fetch (paper 003's D_w).
@@ -205,59 +232,74 @@ impl Default for WebConfig {
 }
 
 /// One group of flows (`[[flows]]`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowGroup {
+    /// What the group sends: `tcp` (bulk or finite TCP), `web` (repeated fetches), `udp_cbr`,
+    /// `pareto_onoff`.
     #[serde(default)]
     pub kind: FlowKind,
+    /// Flows in the group, at least 1.
+    #[schemars(range(min = 1))]
     #[serde(default = "default_count")]
     pub count: u32,
-    /// Name used in per-group metrics; defaults to `g<index>`.
+    /// Name used in per-group metrics; empty (the default): `g<index>`.
     #[serde(default)]
     pub group: String,
-    /// Number of source hosts the flows are spread over (round robin), each with its own access
-    /// link; 0 (default) means one host per flow.
+    /// Source hosts the flows are spread over round robin, each with its own access link; 0 = one
+    /// host per flow.
     #[serde(default)]
     pub hosts: u32,
+    /// Rate of each source host's access link.
     #[serde(default = "default_access_rate")]
     pub access_rate: Rate,
-    /// DropTail buffer of each source host's access link (both directions): packets or a size
-    /// string. Matters only where the access link is slower than what its flows offer (e.g.
-    /// 56 kbps hosts, or many flows behind one host).
+    /// DropTail buffer of each access link (both directions), packets or a size string; matters
+    /// only where the access link is narrower than what its flows send (56 kbps hosts, many flows
+    /// per host).
     #[serde(default = "default_access_buffer")]
     pub access_buffer: Buffer,
-    /// One-way delay of each source's access link.
+    /// One-way delay of each access link (one value per host).
     #[serde(default = "default_access_delay")]
     pub access_delay: Spread<SimDuration>,
+    /// Start time of each flow.
     #[serde(default = "default_start")]
     pub start: Spread<SimDuration>,
-    /// How long each flow stays active after its start (default: to the end of the run).
+    /// Each flow stops sending new data this long after its start (sessions); default: it sends to
+    /// the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<Spread<SimDuration>>,
-    /// Explicit activity intervals `[[on, off], …]` (absolute times), e.g. a group that
-    /// switches on and off every 40 s. The first interval begins at the later of its own start
-    /// and the flow's `start`.
+    /// Explicit activity intervals `[[on, off], …]` (absolute times), e.g. `[["0s", "40s"], ["80s",
+    /// "120s"]]`; the first begins at the later of its `on` and the flow's `start`. Leaving an
+    /// interval stops new data (TCP still retransmits what is outstanding); entering the next
+    /// resumes, TCP from slow start.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub active: Vec<[SimDuration; 2]>,
-    /// Finite transfer size in segments; 0 (default) = unlimited (FTP-like bulk). `tcp` only.
+    /// `tcp` only: finite transfer size in segments; 0 = unlimited (FTP-like bulk).
     #[serde(default)]
     pub packets: u64,
+    /// TCP configuration (kinds `tcp` and `web`).
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// `web` only: fetch `segments` segments, then (after `think_time`) reset to slow start and
+    /// fetch again; each fetch's transfer delay is recorded (paper 003's web-like flows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<WebConfig>,
+    /// `udp_cbr` only: constant bit rate, unresponsive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cbr: Option<CbrConfig>,
+    /// `pareto_onoff` only: ns-2's Pareto on/off source (exponent `shape`, mean burst and idle
+    /// times, rate while on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pareto: Option<ParetoConfig>,
-    /// `[topology]` scenarios only: the node the group's source hosts attach to.
+    /// `[topology]` scenarios only (required there): the node the group's source hosts attach to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src: Option<String>,
-    /// `[topology]` scenarios only: the node the group's receivers attach to.
+    /// `[topology]` scenarios only (required there): the node the group's receivers attach to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<String>,
-    /// `[topology]` scenarios only: the nodes the data cross, from `src` to `dst` (default:
-    /// the least-delay route).
+    /// `[topology]` scenarios only: the nodes the data cross, from `src` to `dst` (default: the
+    /// least-delay route; ACKs then take the least-delay route back, else the same nodes
+    /// backwards).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path: Vec<String>,
 }
@@ -274,30 +316,38 @@ impl FlowGroup {
 }
 
 /// A scenario file as written (defaults filled in), before validation.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// Label shown in reports.
     #[serde(default)]
     pub name: String,
+    /// Seed of every random stream; same scenario + seed = same results, bit for bit.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Simulated time.
     pub duration: SimDuration,
+    /// Metrics are measured over `[warmup, duration]`; must be less than `duration`.
     #[serde(default)]
     pub warmup: SimDuration,
-    /// Queue-length sampling period (20 ms as in paper 000).
+    /// Queue-length sampling period (`queue` table, `queue_pkts`; 20 ms as in paper 000); at most
+    /// 10 million samples per run.
     #[serde(default = "default_sample_interval")]
     pub sample_interval: SimDuration,
-    /// Bin width of the per-group goodput time series (250 ms as in paper 002).
+    /// Bin width of the per-group goodput time series (`groups` table; 250 ms as in paper 002); at
+    /// most 10 million bins × groups.
     #[serde(default = "default_series_bin")]
     pub series_bin: SimDuration,
     /// The dumbbell form: its one shared link. Exactly one of `bottleneck` and `topology`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<Bottleneck>,
+    /// The links from the far router (in a topology: each group's `dst`) to the receivers.
     #[serde(default)]
     pub sink: Sink,
-    /// The general form: named nodes and links (see [`topology`]).
+    /// The general form: named nodes and two-way links. Exactly one of `bottleneck` and `topology`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<topology::Spec>,
+    /// Flow groups (`[[flows]]`), at least one.
     pub flows: Vec<FlowGroup>,
 }
 

@@ -11,6 +11,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -133,6 +134,41 @@ impl<T: UnitValue> Serialize for Spread<T> {
         let mut m = s.serialize_map(Some(1))?;
         m.serialize_entry(key, &vals)?;
         m.end()
+    }
+}
+
+/// A spread is the value itself, or a one-key table: `linear`/`uniform` with `[low, high]`, or
+/// `list` with one value per flow (or host).
+impl<T: UnitValue + JsonSchema> JsonSchema for Spread<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Spread_of_{}", T::schema_name()).into()
+    }
+    fn json_schema(gen: &mut SchemaGenerator) -> Schema {
+        let one = gen.subschema_for::<T>();
+        let table = |key: &str, mut items: serde_json::Value, description: &str| {
+            items["description"] = description.into();
+            serde_json::json!({
+                "type": "object",
+                "properties": { key: items },
+                "required": [key],
+                "additionalProperties": false,
+            })
+        };
+        let pair =
+            serde_json::json!({ "type": "array", "items": one, "minItems": 2, "maxItems": 2 });
+        let list = serde_json::json!({ "type": "array", "items": one, "minItems": 1 });
+        json_schema!({
+            "title": format!("spread of {}s", T::schema_name()),
+            "anyOf": [
+                one,
+                table("linear", pair.clone(), "[first, last]: evenly spaced across the flows (hosts)."),
+                table("uniform", pair, "[low, high]: drawn uniformly at random (from the scenario's seed)."),
+                table("list", list, "One value per flow (host), in order."),
+            ],
+        })
     }
 }
 

@@ -33,6 +33,7 @@
 //! entry's two directions become link ids `2k` and `2k + 1` of the expanded graph, and every
 //! group gets its routes.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::aqm::AqmConfig;
@@ -47,53 +48,66 @@ fn default_reverse_buffer() -> Buffer {
 }
 
 /// The `[topology]` table.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     /// Node names; optional (default: every name the links use, in order of appearance). When
     /// given, links and flows may use only these names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<String>,
+    /// The two-way links (`[[topology.links]]`), at most one per pair of nodes.
     pub links: Vec<LinkEntry>,
 }
 
 /// One `[[topology.links]]` entry: a two-way link between `from` and `to`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkEntry {
+    /// One end of the link (a node name).
     pub from: String,
+    /// The other end, a different node.
     pub to: String,
+    /// Rate of the `from -> to` direction.
     pub rate: Rate,
+    /// One-way propagation delay of the `from -> to` direction.
     pub delay: SimDuration,
+    /// Buffer of the `from -> to` direction, as `bottleneck.buffer`.
     #[serde(default = "default_buffer")]
     pub buffer: Buffer,
     /// Probability that a packet is lost on the wire in the `from -> to` direction, in [0, 1).
     #[serde(default)]
     pub loss: f64,
+    /// The `from -> to` queue discipline, any `kind` (its own instance, timers and random stream).
+    #[schemars(schema_with = "crate::schema::qdisc")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
-    /// The scalar summary (utilisation, loss_rate, drops, queue, delay) describes this link's
-    /// `from -> to` direction. At most one link; default: the first entry.
+    /// The scalar summary (utilisation, loss_rate, drops, queue, delay) describes this link's `from
+    /// -> to` direction. At most one link; none: the first entry.
     #[serde(default)]
     pub measure: bool,
+    /// The `to -> from` direction.
     #[serde(default)]
     pub reverse: Reverse,
 }
 
 /// The `to -> from` direction of a link entry.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reverse {
-    /// Default: the entry's `rate` (written out in the resolved scenario).
+    /// Rate; default: the entry's `rate` (written out in the resolved scenario).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
-    /// Default: the entry's `delay` (written out in the resolved scenario).
+    /// One-way delay; default: the entry's `delay` (written out in the resolved scenario).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<SimDuration>,
+    /// Buffer, packets or a size string (default: uncongested).
     #[serde(default = "default_reverse_buffer")]
     pub buffer: Buffer,
+    /// Random loss on the wire, in [0, 1).
     #[serde(default)]
     pub loss: f64,
+    /// The `to -> from` queue discipline.
+    #[schemars(schema_with = "crate::schema::qdisc")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
 }

@@ -25,6 +25,7 @@
 //! `burst_time` (ns-2 `burst_time_` = 500 ms), `idle_time` (ns-2 `idle_time_` = 500 ms),
 //! `shape` (ns-2 `shape_` = 1.5; must be > 1 for a finite mean).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ScenarioError};
@@ -42,7 +43,7 @@ pub struct UdpStats {
 }
 
 /// `udp_cbr` flows: the `cbr = { … }` table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CbrConfig {
     /// Sending rate ("1Mbps").
@@ -73,7 +74,7 @@ impl CbrConfig {
 }
 
 /// `pareto_onoff` flows: the `pareto = { … }` table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ParetoConfig {
     /// Sending rate while on ("1Mbps").

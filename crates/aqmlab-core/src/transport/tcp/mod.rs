@@ -34,13 +34,14 @@ pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ScenarioError};
 use crate::time::SimDuration;
 
 /// Which loss-recovery algorithm the sender runs.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
@@ -54,9 +55,10 @@ pub enum Variant {
 }
 
 /// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum RttLabel {
+    /// No label (unmodified senders).
     #[default]
     None,
     /// The current smoothed RTT estimate (GREEN-Embedded, paper 000).
@@ -67,10 +69,11 @@ pub enum RttLabel {
 
 /// TCP configuration: the `tcp = { … }` table of a flow group. Defaults follow ns-2's
 /// `Agent/TCP` (ns-default.tcl) except where noted.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// reno | newreno.
+    /// Loss recovery: `reno`, `newreno` or `sack` (RFC 2018 blocks, RFC 6675 pipe-based recovery;
+    /// ns-2 `Sack1`, ns-3's default).
     pub variant: Variant,
     /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
     pub mss: u32,
@@ -105,7 +108,8 @@ pub struct TcpConfig {
     /// retransmit timer, so the holds of RFC 3168 §6.1.2 grow 1, 2, 4, … RTOs. `false` holds
     /// for one RTO each time (RFC 3168 alone).
     pub ecn_backoff: bool,
-    /// none | srtt | min: what the sender writes into each data packet's RTT label.
+    /// What the sender writes into each data packet's RTT label: `srtt` for GREEN-Embedded
+    /// (paper 000), `min` for Chablis (paper 002).
     pub rtt_label: RttLabel,
 }
 
