@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 
 use crate::aqm::{Aqm, QueueView, Reason, Verdict};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::{Ecn, FlowId, Packet};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -72,16 +73,17 @@ pub struct QdiscStats {
     pub dropped_before_enqueue: [u64; Reason::COUNT],
     pub dropped_after_dequeue: [u64; Reason::COUNT],
     pub marked: [u64; Reason::COUNT],
-    pub per_flow: Vec<FlowCounters>,
+    /// Counters of each flow this qdisc has seen, in order of first arrival.
+    pub per_flow: FlowMap<FlowCounters>,
 }
 
 impl QdiscStats {
     fn flow(&mut self, flow: FlowId) -> &mut FlowCounters {
-        let i = flow as usize;
-        if i >= self.per_flow.len() {
-            self.per_flow.resize(i + 1, FlowCounters::default());
-        }
-        &mut self.per_flow[i]
+        self.per_flow.entry(flow).or_default()
+    }
+    /// The counters of `flow` (zero if it never arrived here).
+    pub fn flow_counters(&self, flow: FlowId) -> FlowCounters {
+        self.per_flow.get(&flow).copied().unwrap_or_default()
     }
     pub fn on_arrival(&mut self, pkt: &Packet) {
         self.arrivals += 1;
@@ -149,8 +151,21 @@ impl QdiscStats {
 
 /// What a link's egress holds.
 pub trait Qdisc {
-    /// Offers an arriving packet. The qdisc queues it, marks it or drops it, and counts.
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, rng: &mut SimRng) -> Outcome;
+    /// Offers an arriving packet. The qdisc queues it, marks it or drops it, and counts. Packets
+    /// already queued that it drops to make room (FQ-CoDel's and DRR's overflow drop from the
+    /// fattest queue, CHOKe's matched victim) are passed to `pushed_out` (already counted as
+    /// drops after enqueue, with their reason).
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        rng: &mut SimRng,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome;
+    /// [`enqueue_reporting`](Qdisc::enqueue_reporting) for a caller that needs only the counts.
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, rng: &mut SimRng) -> Outcome {
+        self.enqueue_reporting(now, pkt, rng, &mut |_, _| {})
+    }
     /// The next packet to transmit, if any. Packets the qdisc drops on the way out are passed to
     /// `dropped` (already counted).
     fn dequeue(
@@ -237,7 +252,13 @@ impl SingleQueue {
 }
 
 impl Qdisc for SingleQueue {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        rng: &mut SimRng,
+        _pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         let view = self.view();
         let mut outcome = Outcome::Enqueued;

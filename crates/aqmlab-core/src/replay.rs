@@ -65,7 +65,9 @@ pub struct ReplayRecord {
     pub packet: Option<u64>,
     pub qlen_pkts_before: usize,
     pub qlen_bytes_before: u64,
-    /// Packets dropped inside a dequeue call (arrival index, reason), in order.
+    /// Queued packets dropped during the event (arrival index, reason), in order: on a dequeue,
+    /// those the algorithm dropped on the way out; on an enqueue, those pushed out to make room
+    /// (FQ-CoDel's and DRR's overflow, CHOKe's matched victim).
     pub dropped: Vec<(u64, Reason)>,
     /// The qdisc's probes after the event.
     pub probes: Vec<(&'static str, f64)>,
@@ -102,21 +104,11 @@ pub fn replay(
             "a positive rate in bit/s",
         ));
     }
-    let n_flows = events
-        .iter()
-        .filter_map(|e| match e {
-            ReplayEvent::Enqueue { flow, .. } => Some(*flow as usize + 1),
-            ReplayEvent::Dequeue { .. } => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let flows = vec![
-        FlowInfo {
-            packet_bytes: mean_pkt_bytes,
-            ..FlowInfo::default()
-        };
-        n_flows
-    ];
+    // No per-flow build information: flow ids here are arbitrary `u32`s (a table sized by the
+    // largest would cost memory for every id below it), and algorithms treat a flow the build
+    // context does not list as one with unknown RTT, as they do for a flow id of 0..n with
+    // default information.
+    let flows: [FlowInfo; 0] = [];
     let ctx = BuildContext {
         limit,
         link_rate_bps,
@@ -177,7 +169,9 @@ pub fn replay(
                     ts: t,
                     ..Packet::default()
                 };
-                let action = match q.enqueue(t, pkt, &mut rng) {
+                let action = match q
+                    .enqueue_reporting(t, pkt, &mut rng, &mut |p, r| dropped.push((p.id, r)))
+                {
                     Outcome::Enqueued => Action::Enqueued,
                     Outcome::Marked(r) => Action::Marked(r),
                     Outcome::Dropped(r) => Action::Dropped(r),
@@ -413,6 +407,78 @@ mod tests {
             let backlog = arrivals - dropped - dequeued;
             let last_removed = usize::from(last.action == Action::Dequeued);
             assert_eq!(last.qlen_pkts_before, backlog + last_removed, "{kind}");
+        }
+    }
+
+    #[test]
+    fn any_flow_id_every_kind_and_pushed_out_packets_are_reported() {
+        // Flow ids anywhere in u32 cost one entry each (a table indexed by id would need
+        // 2^32 entries here). Bursts from a heavy flow u32::MAX and two light ones overflow a
+        // 20-packet buffer: FQ-CoDel and DRR then drop the head of the fattest queue, CHOKe
+        // its matched victim, and the record of that enqueue lists the packet pushed out.
+        let flows = [u32::MAX, u32::MAX, u32::MAX, 100_000_000, 0];
+        let mut events = Vec::new();
+        for burst in 0..10u64 {
+            let t0 = burst * 100_000_000;
+            for j in 0..40u64 {
+                events.push(ReplayEvent::Enqueue {
+                    t: SimTime(t0 + j * 500_000),
+                    size_bytes: 1000,
+                    flow: flows[j as usize % flows.len()],
+                    ecn_capable: false,
+                });
+            }
+            for k in 0..15 {
+                events.push(ReplayEvent::Dequeue {
+                    t: SimTime(t0 + 25_000_000 + k * 5_333_333),
+                });
+            }
+        }
+        events.sort_by_key(|e| e.time());
+        for &kind in AqmConfig::KINDS {
+            let cfg =
+                AqmConfig::from_table(toml::from_str(&format!("kind='{kind}'")).unwrap()).unwrap();
+            let recs = replay(
+                &cfg,
+                BufferLimit::Packets(20),
+                &events,
+                None,
+                3,
+                1_500_000,
+                1000,
+            )
+            .unwrap();
+            let on_enqueue = |r: &&ReplayRecord| r.action != Action::Dequeued && r.packet.is_some();
+            let arrivals = recs.iter().filter(on_enqueue).count();
+            let refused = recs
+                .iter()
+                .filter(|r| matches!(r.action, Action::Dropped(_)))
+                .count();
+            let pushed_out: usize = recs
+                .iter()
+                .filter(on_enqueue)
+                .map(|r| r.dropped.len())
+                .sum();
+            let dequeue_drops: usize = recs
+                .iter()
+                .filter(|r| !on_enqueue(r))
+                .map(|r| r.dropped.len())
+                .sum();
+            let dequeued = recs.iter().filter(|r| r.action == Action::Dequeued).count();
+            assert_eq!(arrivals, 400, "{kind}");
+            // The backlog before the last event (a dequeue), from the records alone.
+            let last = recs.last().unwrap();
+            let before_last = usize::from(last.action == Action::Dequeued) + last.dropped.len();
+            let backlog = arrivals - refused - pushed_out - dequeued - dequeue_drops;
+            assert_eq!(last.qlen_pkts_before, backlog + before_last, "{kind}");
+            if matches!(kind, "fq_codel" | "drr") {
+                assert!(pushed_out > 0, "{kind}: overflow pushes queued packets out");
+                assert!(recs
+                    .iter()
+                    .filter(on_enqueue)
+                    .flat_map(|r| &r.dropped)
+                    .all(|&(_, why)| why == Reason::Overflow));
+            }
         }
     }
 }

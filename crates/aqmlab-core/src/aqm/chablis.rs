@@ -6,8 +6,9 @@
 //! `ecn = false`.
 //!
 //! # Equations (per arriving packet, Fig. 2)
-//! - RED average: `avg ← (1 − w_q)·avg + w_q·q` (q in packets), with ns-2's idle-time decay
-//!   `avg ← (1 − w_q)^m·avg`, `m` = packets the link could have sent while the queue was empty.
+//! - RED average: `avg ← (1 − w_q)·avg + w_q·q` (q in packets), with ns-3's idle-time decay
+//!   `avg ← (1 − w_q)^m·avg`, `m` = packets the link could have sent while the queue was empty
+//!   (`red::Average`, the EWMA the `red` kind is held to ns-3 with).
 //! - If the packet carries an RTT label `R > 0` (`Packet::rtt_label`, the sender's lowest RTT):
 //!   `R_average ← (1 − w_rtt)·R_average + w_rtt·R` (§2.2, `w_rtt = 0.1`), then Fig. 3 moves
 //!   `R_formula` (below).
@@ -84,7 +85,8 @@ use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -230,7 +232,7 @@ impl RttTracker {
 
 pub struct Chablis {
     p: Params,
-    avg: RedAverage,
+    avg: Average,
     rtt: RttTracker,
     /// Packets since the last mark while min_th ≤ avg < max_th (−1 below min_th).
     count: i64,
@@ -243,7 +245,7 @@ impl Chablis {
     pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32) -> Chablis {
         Chablis {
             p: p.clone(),
-            avg: RedAverage::new(p.w_q, link_rate_bps, mean_pkt_bytes),
+            avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
             rtt: RttTracker::new(p.w_rtt, p.band, p.hold),
             count: -1,
             p_base: 0.0,
@@ -322,6 +324,18 @@ impl Aqm for Chablis {
         } else {
             Verdict::Pass
         }
+    }
+
+    fn on_dequeue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        _q: &QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        // ns-3 RED: a dequeue that returns a packet ends an idle period.
+        self.avg.busy();
+        Verdict::Pass
     }
 
     fn on_empty(&mut self, now: SimTime) {
@@ -413,7 +427,7 @@ mod tests {
         assert_eq!(spaced(0.05, 20), 1.0);
         assert_eq!(spaced(0.05, -1), 0.05);
         // EWMA: from 0 with q = 10, w = 0.5 → 5, then 7.5.
-        let mut a = RedAverage::new(0.5, 8_000_000, 1000); // 1000 pkt/s
+        let mut a = Average::new(0.5, red::ptc(8_000_000, 1000)); // 1000 pkt/s
         a.update(SimTime::ZERO, 10.0);
         assert_eq!(a.avg, 5.0);
         a.update(SimTime::ZERO, 10.0);

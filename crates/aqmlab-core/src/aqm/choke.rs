@@ -4,7 +4,7 @@
 //! for approximating fair bandwidth allocation", IEEE INFOCOM 2000 (not in `papers/`).
 //!
 //! # Algorithm (per arrival)
-//! 1. Update RED's average `avg` (EWMA, weight `w_q`, ns-2 idle decay).
+//! 1. Update RED's average `avg` (EWMA, weight `w_q`, ns-3 RED's idle decay, `red::Average`).
 //! 2. `avg < min_th`: admit.
 //! 3. Otherwise draw a packet uniformly from the queue (the "drop candidate"). If it belongs to
 //!    the arriving packet's flow, drop **both** (reason `policy`).
@@ -44,7 +44,8 @@ use std::collections::VecDeque;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::ScenarioError;
 use crate::net::packet::{Ecn, Packet};
@@ -84,7 +85,7 @@ pub struct Choke {
     buf: VecDeque<Packet>,
     bytes: u64,
     limit: BufferLimit,
-    avg: RedAverage,
+    avg: Average,
     count: i64,
     stats: QdiscStats,
 }
@@ -99,7 +100,10 @@ impl Choke {
             }),
             bytes: 0,
             limit: ctx.limit,
-            avg: RedAverage::new(p.w_q, ctx.link_rate_bps, ctx.mean_pkt_bytes),
+            avg: Average::new(
+                p.w_q,
+                red::ptc(ctx.link_rate_bps, ctx.mean_pkt_bytes.max(1)),
+            ),
             count: -1,
             stats: QdiscStats::default(),
         }
@@ -122,7 +126,13 @@ impl Choke {
 }
 
 impl Qdisc for Choke {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        rng: &mut SimRng,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         let avg = self.avg.update(now, self.buf.len() as f64);
         let mut outcome = Outcome::Enqueued;
@@ -134,6 +144,7 @@ impl Qdisc for Choke {
                     if let Some(victim) = self.buf.remove(idx) {
                         self.bytes -= victim.size_bytes as u64;
                         self.stats.on_drop_after_dequeue(&victim, Reason::Policy);
+                        pushed_out(victim, Reason::Policy);
                     }
                     return self.drop_arrival(&pkt, Reason::Policy);
                 }
@@ -183,6 +194,7 @@ impl Qdisc for Choke {
         match self.buf.pop_front() {
             Some(pkt) => {
                 self.bytes -= pkt.size_bytes as u64;
+                self.avg.busy();
                 self.stats.on_dequeue(&pkt);
                 self.debug_check();
                 Some(pkt)
@@ -282,7 +294,7 @@ mod tests {
         assert_eq!(ids, vec![0, 1], "the matching queued packet was removed");
         assert_eq!(q.stats().dropped_after_dequeue[Reason::Policy as usize], 1);
         assert_eq!(q.stats().dropped_before_enqueue[Reason::Policy as usize], 1);
-        assert_eq!(q.stats().per_flow[0].drops, 2);
+        assert_eq!(q.stats().flow_counters(0).drops, 2);
         assert!(q.stats().conserved(q.len_pkts()));
         // Dequeue order is still FIFO.
         let first = q.dequeue(SimTime(1), &mut rng, &mut |_, _| {}).unwrap();
@@ -346,7 +358,10 @@ mod tests {
             assert!(q.stats().conserved(q.len_pkts()));
         }
         let s = q.stats();
-        let loss = |f: usize| s.per_flow[f].drops as f64 / s.per_flow[f].arrivals as f64;
+        let loss = |f: u32| {
+            let c = s.flow_counters(f);
+            c.drops as f64 / c.arrivals as f64
+        };
         assert!(loss(0) > 3.0 * loss(1), "{} vs {}", loss(0), loss(1));
     }
 

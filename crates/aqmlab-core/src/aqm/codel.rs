@@ -416,7 +416,13 @@ pub(crate) fn mark_ce(stats: &mut QdiscStats, pkt: &mut Packet) -> bool {
 }
 
 impl Qdisc for CoDel {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        _rng: &mut SimRng,
+        _pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         if self
             .limit

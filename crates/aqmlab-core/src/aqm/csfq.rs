@@ -55,6 +55,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -122,7 +123,8 @@ pub struct Csfq {
     k: f64,
     k_alpha: f64,
     c: f64,
-    flows: Vec<RateEst>,
+    /// Each flow's arrival-rate estimate (edge routers: the label), flows seen only.
+    flows: FlowMap<RateEst>,
     a: RateEst,
     f: RateEst,
     pub alpha: f64,
@@ -136,13 +138,13 @@ pub struct Csfq {
 }
 
 impl Csfq {
-    pub fn new(p: &Params, link_rate_bps: u64, flows_hint: usize) -> Csfq {
+    pub fn new(p: &Params, link_rate_bps: u64) -> Csfq {
         Csfq {
             p: p.clone(),
             k: p.k.as_secs_f64(),
             k_alpha: p.k_alpha.as_secs_f64(),
             c: link_rate_bps as f64,
-            flows: vec![RateEst::default(); flows_hint],
+            flows: FlowMap::default(),
             a: RateEst::default(),
             f: RateEst::default(),
             alpha: link_rate_bps as f64,
@@ -191,11 +193,11 @@ impl Aqm for Csfq {
         rng: &mut SimRng,
     ) -> Verdict {
         let bits = pkt.size_bytes as f64 * 8.0;
-        let i = pkt.flow as usize;
-        if i >= self.flows.len() {
-            self.flows.resize(i + 1, RateEst::default());
-        }
-        let estimated = self.flows[i].update(now, bits, self.k);
+        let estimated = self
+            .flows
+            .entry(pkt.flow)
+            .or_default()
+            .update(now, bits, self.k);
         let label = if pkt.rate_label_bps > 0.0 {
             pkt.rate_label_bps
         } else {
@@ -265,7 +267,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        ctx.single_queue(false, Csfq::new(self, ctx.link_rate_bps, ctx.flows.len()))
+        ctx.single_queue(false, Csfq::new(self, ctx.link_rate_bps))
     }
 }
 
@@ -383,7 +385,7 @@ mod tests {
     #[test]
     fn uses_an_existing_label_and_drop_probability() {
         // α starts at C = 1 Mbit/s; a packet labelled 4 Mbit/s is dropped w.p. 1 − 1/4 = 0.75.
-        let mut a = Csfq::new(&Params::default(), 1_000_000, 1);
+        let mut a = Csfq::new(&Params::default(), 1_000_000);
         let view = QueueView {
             len_pkts: 0,
             len_bytes: 0,
@@ -420,7 +422,7 @@ mod tests {
 
     #[test]
     fn overflow_cuts_alpha_by_one_percent_at_most_25_percent() {
-        let mut a = Csfq::new(&Params::default(), 1_000_000, 1);
+        let mut a = Csfq::new(&Params::default(), 1_000_000);
         let view = QueueView {
             len_pkts: 10,
             len_bytes: 10_000,

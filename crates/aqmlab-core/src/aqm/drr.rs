@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
@@ -93,12 +94,7 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(Drr::new(
-            self.quantum,
-            self.buckets,
-            ctx.flows.len(),
-            ctx.limit,
-        ))
+        Box::new(Drr::new(self.quantum, self.buckets, ctx.limit))
     }
 }
 
@@ -117,6 +113,8 @@ pub struct Drr {
     buckets: Vec<Bucket>,
     /// 0: exact per-flow queues.
     n_hashed: u32,
+    /// Exact mode: a flow's bucket is its index here (buckets are made as flows first arrive).
+    slot_of: FlowMap<()>,
     quantum: i64,
     limit: BufferLimit,
     /// Current bucket of the ring (None: no active bucket).
@@ -128,15 +126,11 @@ pub struct Drr {
 }
 
 impl Drr {
-    pub fn new(quantum: u32, buckets: u32, n_flows: usize, limit: BufferLimit) -> Drr {
-        let n = if buckets == 0 {
-            n_flows
-        } else {
-            buckets as usize
-        };
+    pub fn new(quantum: u32, buckets: u32, limit: BufferLimit) -> Drr {
         Drr {
-            buckets: (0..n).map(|_| Bucket::default()).collect(),
+            buckets: (0..buckets).map(|_| Bucket::default()).collect(),
             n_hashed: buckets,
+            slot_of: FlowMap::default(),
             quantum: quantum as i64,
             limit,
             curr: None,
@@ -148,14 +142,12 @@ impl Drr {
     }
 
     fn bucket_of(&mut self, flow: FlowId) -> usize {
-        let i = if self.n_hashed == 0 {
-            flow as usize
-        } else {
-            (flow % self.n_hashed) as usize
-        };
-        if i >= self.buckets.len() {
-            // Only for flows not announced in the BuildContext (exact mode), once per flow.
-            self.buckets.resize_with(i + 1, Bucket::default);
+        if self.n_hashed != 0 {
+            return (flow % self.n_hashed) as usize;
+        }
+        let (i, _) = self.slot_of.insert_full(flow, ());
+        if i == self.buckets.len() {
+            self.buckets.push(Bucket::default());
         }
         i
     }
@@ -224,7 +216,13 @@ impl Drr {
 }
 
 impl Qdisc for Drr {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        _rng: &mut SimRng,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         let i = self.bucket_of(pkt.flow);
         pkt.enqueued = now;
@@ -256,6 +254,7 @@ impl Qdisc for Drr {
                 self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
             } else {
                 self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
+                pushed_out(head, Reason::Overflow);
             }
         }
         if arrival_dropped {
@@ -346,7 +345,7 @@ mod tests {
     #[test]
     fn byte_fair_with_different_packet_sizes() {
         for quantum in [250u32, 1500] {
-            let mut q = Drr::new(quantum, 0, 3, BufferLimit::Packets(100_000));
+            let mut q = Drr::new(quantum, 0, BufferLimit::Packets(100_000));
             let mut rng = SimRng::new(0, 0);
             let sizes = [1500u32, 500, 40];
             let mut id = 0;
@@ -373,7 +372,7 @@ mod tests {
     /// ns-2 ring order: a bucket that becomes active joins at the end of the current round.
     #[test]
     fn new_bucket_joins_end_of_round() {
-        let mut q = Drr::new(1000, 0, 3, BufferLimit::Packets(100));
+        let mut q = Drr::new(1000, 0, BufferLimit::Packets(100));
         let mut rng = SimRng::new(0, 0);
         q.enqueue(SimTime(0), pkt(0, 0, 1000), &mut rng);
         q.enqueue(SimTime(0), pkt(1, 0, 1000), &mut rng);
@@ -390,7 +389,7 @@ mod tests {
     /// Shared buffer: overflow drops the head of the queue with most bytes.
     #[test]
     fn overflow_drops_head_of_longest_queue() {
-        let mut q = Drr::new(250, 0, 2, BufferLimit::Bytes(5000));
+        let mut q = Drr::new(250, 0, BufferLimit::Bytes(5000));
         let mut rng = SimRng::new(0, 0);
         for k in 0..4 {
             q.enqueue(SimTime(0), pkt(k, 0, 1000), &mut rng);
@@ -401,11 +400,11 @@ mod tests {
             Outcome::Enqueued
         );
         assert_eq!(q.len_bytes(), 4500);
-        assert_eq!(q.stats().per_flow[0].drops, 1);
+        assert_eq!(q.stats().flow_counters(0).drops, 1);
         let ids: Vec<u64> = drain(&mut q, 10).iter().map(|p| p.id).collect();
         assert!(!ids.contains(&0) && ids.len() == 4, "{ids:?}");
         // The arriving packet itself is the victim when its queue is the longest and it is alone.
-        let mut q = Drr::new(250, 0, 2, BufferLimit::Bytes(1000));
+        let mut q = Drr::new(250, 0, BufferLimit::Bytes(1000));
         q.enqueue(SimTime(0), pkt(0, 0, 500), &mut rng);
         assert_eq!(
             q.enqueue(SimTime(0), pkt(1, 1, 900), &mut rng),
@@ -418,7 +417,7 @@ mod tests {
     /// With `buckets = 2`, flows 0 and 2 share a FIFO.
     #[test]
     fn hashed_buckets_share_a_queue() {
-        let mut q = Drr::new(1000, 2, 3, BufferLimit::Packets(100));
+        let mut q = Drr::new(1000, 2, BufferLimit::Packets(100));
         let mut rng = SimRng::new(0, 0);
         q.enqueue(SimTime(0), pkt(0, 0, 1000), &mut rng);
         q.enqueue(SimTime(0), pkt(1, 2, 1000), &mut rng);

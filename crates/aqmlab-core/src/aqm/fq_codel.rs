@@ -254,7 +254,13 @@ impl FqCoDel {
 }
 
 impl Qdisc for FqCoDel {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _rng: &mut SimRng) -> Outcome {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        _rng: &mut SimRng,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
         self.stats.on_arrival(&pkt);
         let idx = self.classify(pkt.flow);
         pkt.enqueued = now;
@@ -284,6 +290,7 @@ impl Qdisc for FqCoDel {
                 self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
             } else {
                 self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
+                pushed_out(head, Reason::Overflow);
             }
         }
         if arrival_dropped {
@@ -471,7 +478,7 @@ mod tests {
             q.stats().dropped_after_dequeue[Reason::Overflow as usize],
             1
         );
-        assert_eq!(q.stats().per_flow[f[0] as usize].drops, 1);
+        assert_eq!(q.stats().flow_counters(f[0]).drops, 1);
         let mut ids = Vec::new();
         while let Some(p) = q.dequeue(SimTime(1), &mut rng, &mut |_, _| {}) {
             ids.push(p.id);

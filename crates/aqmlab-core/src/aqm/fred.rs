@@ -11,7 +11,7 @@
 //! and deleted (strike reset) when its last queued packet departs.
 //!
 //! # Arrival of a packet of flow i
-//! 1. Update `avg` (with ns-2 idle-time decay after an empty period) and `avgcq`.
+//! 1. Update `avg` (with ns-3 RED's idle-time decay after an empty period, `red::Average`) and `avgcq`.
 //! 2. Per-flow limit: `maxq = min_th`.
 //! 3. Non-adaptive flows → drop (`policy`), `strike_i += 1`, if
 //!    `qlen_i ≥ maxq`, or `avg ≥ max_th and qlen_i > 2·avgcq`, or `qlen_i ≥ avgcq and strike_i > 1`.
@@ -52,9 +52,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -121,31 +123,35 @@ pub fn decide(p: &Params, avg: f64, avgcq: f64, qlen: u32, strike: u32, count: i
 
 pub struct Fred {
     p: Params,
-    avg: RedAverage,
+    avg: Average,
     count: i64,
     nactive: u32,
-    qlen: Vec<u32>,
-    strike: Vec<u32>,
+    /// Per-flow state of the flows seen (FRED's `qlen_i`, `strike_i`).
+    flows: FlowMap<FlowState>,
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct FlowState {
+    /// Packets of the flow in the queue.
+    qlen: u32,
+    strike: u32,
 }
 
 impl Fred {
-    pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32, flows_hint: usize) -> Fred {
+    pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32) -> Fred {
         Fred {
             p: p.clone(),
-            avg: RedAverage::new(p.w_q, link_rate_bps, mean_pkt_bytes),
+            avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
             count: -1,
             nactive: 0,
-            qlen: vec![0; flows_hint],
-            strike: vec![0; flows_hint],
+            flows: FlowMap::default(),
         }
     }
 
     fn ensure(&mut self, flow: FlowId) -> usize {
-        let i = flow as usize;
-        if i >= self.qlen.len() {
-            self.qlen.resize(i + 1, 0);
-            self.strike.resize(i + 1, 0);
-        }
+        let e = self.flows.entry(flow);
+        let i = e.index();
+        e.or_default();
         i
     }
 
@@ -160,7 +166,7 @@ impl Fred {
 
     /// Packets of `flow` currently queued.
     pub fn qlen(&self, flow: FlowId) -> u32 {
-        self.qlen.get(flow as usize).copied().unwrap_or(0)
+        self.flows.get(&flow).map_or(0, |s| s.qlen)
     }
 }
 
@@ -177,9 +183,16 @@ impl Aqm for Fred {
         let i = self.ensure(pkt.flow);
         let in_band = avg >= self.p.min_th && avg < self.p.max_th;
         let count = if in_band { self.count + 1 } else { self.count };
-        let decision = decide(&self.p, avg, avgcq, self.qlen[i], self.strike[i], count);
+        let decision = decide(
+            &self.p,
+            avg,
+            avgcq,
+            self.flows[i].qlen,
+            self.flows[i].strike,
+            count,
+        );
         if decision == Decision::Policy {
-            self.strike[i] += 1;
+            self.flows[i].strike += 1;
             return Verdict::Drop(Reason::Policy);
         }
         if in_band {
@@ -202,10 +215,10 @@ impl Aqm for Fred {
 
     fn on_enqueued(&mut self, _now: SimTime, pkt: &Packet) {
         let i = self.ensure(pkt.flow);
-        if self.qlen[i] == 0 {
+        if self.flows[i].qlen == 0 {
             self.nactive += 1;
         }
-        self.qlen[i] += 1;
+        self.flows[i].qlen += 1;
     }
 
     fn on_dequeue(
@@ -218,13 +231,13 @@ impl Aqm for Fred {
         self.avg.update(now, q.len_pkts as f64);
         let i = self.ensure(pkt.flow);
         debug_assert!(
-            self.qlen[i] > 0,
+            self.flows[i].qlen > 0,
             "FRED: departure of a flow with no queued packet"
         );
-        self.qlen[i] = self.qlen[i].saturating_sub(1);
-        if self.qlen[i] == 0 {
+        self.flows[i].qlen = self.flows[i].qlen.saturating_sub(1);
+        if self.flows[i].qlen == 0 {
             self.nactive = self.nactive.saturating_sub(1);
-            self.strike[i] = 0;
+            self.flows[i].strike = 0;
         }
         Verdict::Pass
     }
@@ -260,7 +273,7 @@ impl AlgorithmParams for Params {
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
         ctx.single_queue(
             self.ecn,
-            Fred::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes, ctx.flows.len()),
+            Fred::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes),
         )
     }
 }
@@ -338,7 +351,7 @@ mod tests {
 
     #[test]
     fn per_flow_limit_in_a_queue_and_state_follows_departures() {
-        let mut f = Fred::new(&Params::default(), 10_000_000, 1000, 0);
+        let mut f = Fred::new(&Params::default(), 10_000_000, 1000);
         let mut q = SingleQueueHarness::new();
         let mut rng = SimRng::new(0, 0);
         // One flow alone, avg ≈ 0: it may queue min_th = 5 packets; the 6th is a policy drop.
@@ -349,7 +362,7 @@ mod tests {
         assert_eq!(&out[..5], &[Verdict::Pass; 5]);
         assert_eq!(out[5], Verdict::Drop(Reason::Policy));
         assert_eq!(f.qlen(1), 5);
-        assert_eq!(f.strike[1], 1);
+        assert_eq!(f.flows[&1].strike, 1);
         // Another flow is not affected by flow 1's limit.
         assert_eq!(
             q.offer(&mut f, SimTime(7), pkt(7, 2), &mut rng),
@@ -361,7 +374,7 @@ mod tests {
             q.depart(&mut f, SimTime(10), &mut rng);
         }
         assert_eq!(f.qlen(1), 0);
-        assert_eq!(f.strike[1], 0, "state deleted with the last packet");
+        assert_eq!(f.flows[&1].strike, 0, "state deleted with the last packet");
         assert_eq!(f.nactive, 1);
         q.depart(&mut f, SimTime(11), &mut rng);
         assert_eq!(f.nactive, 0);
@@ -403,13 +416,13 @@ mod tests {
     #[test]
     fn strikes_punish_a_flow_that_keeps_exceeding_its_share() {
         // Two strikes, then any arrival with qlen ≥ avgcq (≥ 1) is dropped.
-        let mut f = Fred::new(&Params::default(), 10_000_000, 1000, 0);
+        let mut f = Fred::new(&Params::default(), 10_000_000, 1000);
         let mut h = SingleQueueHarness::new();
         let mut rng = SimRng::new(0, 0);
         for i in 0..7 {
             h.offer(&mut f, SimTime(i), pkt(i, 1), &mut rng);
         }
-        assert_eq!(f.strike[1], 2);
+        assert_eq!(f.flows[&1].strike, 2);
         // Drain three: qlen 2 < maxq 5, but strike 2 > 1 and qlen 2 ≥ avgcq (1) → policy.
         for _ in 0..3 {
             h.depart(&mut f, SimTime(8), &mut rng);

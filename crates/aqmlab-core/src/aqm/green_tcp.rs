@@ -38,9 +38,9 @@
 //!   source has no answer: a packet without an RTT label (unmodified senders, ACKs), or a flow
 //!   unknown to the build context. A real router does not know a flow's ideal RTT, so the
 //!   fallback is a configured constant rather than the true RTT.
-//! - `flow_count`: "exact" (default) | "bitmap". "exact" keeps, per dense flow id, the number of
-//!   the last window in which the flow was seen (a `Vec<u32>` sized at build, no per-packet
-//!   allocation): N is exact. "bitmap" is the bounded-memory estimator the paper's "no per-flow
+//! - `flow_count`: "exact" (default) | "bitmap". "exact" keeps, per flow seen on the link, the
+//!   number of the last window in which the flow was seen (a `FlowMap<u32>`, one entry per
+//!   flow): N is exact. "bitmap" is the bounded-memory estimator the paper's "no per-flow
 //!   state" asks for (§8 says N "can be easily estimated"): linear counting (Whang, Vander-Zanden
 //!   and Taylor 1990) over a bitmap of `bitmap_bits` bits; each arrival sets bit
 //!   `hash(flow) mod m`, and at the window's end `N̂ = −m · ln(V)` with `V` the fraction of zero
@@ -73,6 +73,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -200,9 +201,10 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 
 /// Active-flow counter for the current window.
 enum Counter {
-    /// `last_seen[flow]` = 1 + number of the last window in which the flow arrived (0: never).
+    /// `last_seen[flow]` = 1 + number of the last window in which the flow arrived (absent:
+    /// never); one entry per flow seen on this link.
     Exact {
-        last_seen: Vec<u32>,
+        last_seen: FlowMap<u32>,
         window_no: u32,
         count: u32,
     },
@@ -222,14 +224,10 @@ impl Counter {
                 window_no,
                 count,
             } => {
-                let i = flow as usize;
-                if i >= last_seen.len() {
-                    // Only for flows beyond the build context's list: amortised, not per packet.
-                    last_seen.resize(i + 1, 0);
-                }
                 let tag = *window_no + 1;
-                if last_seen[i] != tag {
-                    last_seen[i] = tag;
+                let seen = last_seen.entry(flow).or_default();
+                if *seen != tag {
+                    *seen = tag;
                     *count += 1;
                 }
             }
@@ -293,7 +291,7 @@ impl GreenTcp {
     pub fn new(p: &Params, ctx: &BuildContext) -> GreenTcp {
         let counter = match p.flow_count {
             FlowCount::Exact => Counter::Exact {
-                last_seen: vec![0; ctx.flows.len()],
+                last_seen: FlowMap::default(),
                 window_no: 0,
                 count: 0,
             },

@@ -367,6 +367,65 @@ pub fn estimate(avg: f64, w_q: f64, m: u32, q: f64) -> f64 {
     new
 }
 
+/// RED's average queue with ns-3's idle-time decay: the one EWMA of every RED-based kind
+/// (`red`, `nlred`, `self_config_red`, `ared` through [`Red`]; Chablis, SFRED, FRED and CHOKe
+/// directly), held to ns-3 by `tests/red_vectors.rs`.
+///
+/// Idle periods as ns-3's `RedQueueDisc`: one starts when a dequeue finds the queue empty
+/// ([`Average::idle`], the last such instant counts) and ends at the next update or at a dequeue
+/// that returns a packet ([`Average::busy`]). The first update after it folds in
+/// `m = uint32(idle_ptc · idle time)` virtual empty arrivals ([`estimate`]). The run starts idle
+/// at t = 0.
+#[derive(Clone, Debug)]
+pub struct Average {
+    /// The average queue (packets, or bytes in byte mode).
+    pub avg: f64,
+    w_q: f64,
+    /// Packets per second the link sends while idle (ns-3 `m_ptc`, or from `idle_pkt_size`).
+    idle_ptc: f64,
+    idle: bool,
+    idle_since: SimTime,
+}
+
+impl Average {
+    pub fn new(w_q: f64, idle_ptc: f64) -> Average {
+        Average {
+            avg: 0.0,
+            w_q,
+            idle_ptc,
+            idle: true,
+            idle_since: SimTime::ZERO,
+        }
+    }
+
+    /// Folds in `q` queued (after the idle decay, if an idle period just ended); returns the
+    /// new average.
+    #[inline]
+    pub fn update(&mut self, now: SimTime, q: f64) -> f64 {
+        let mut m = 0u32;
+        if self.idle {
+            let secs = now.since(self.idle_since).as_nanos() as f64 / 1e9;
+            m = (self.idle_ptc * secs) as u32;
+            self.idle = false;
+        }
+        self.avg = estimate(self.avg, self.w_q, m, q);
+        self.avg
+    }
+
+    /// A dequeue returned a packet: the queue is not idle.
+    #[inline]
+    pub fn busy(&mut self) {
+        self.idle = false;
+    }
+
+    /// A dequeue found the queue empty at `now`.
+    #[inline]
+    pub fn idle(&mut self, now: SimTime) {
+        self.idle = true;
+        self.idle_since = now;
+    }
+}
+
 /// The initial drop probability `p_b` (ns-3 `CalculatePNew`), for `avg` below the forced region.
 #[inline]
 pub fn initial_p(cfg: &Config, avg: f64, max_p: f64) -> f64 {
@@ -464,7 +523,7 @@ pub struct Red {
     cfg: Config,
     adapt: Adapt,
     /// Average queue (packets or bytes).
-    avg: f64,
+    avg: Average,
     /// Current max_p (changes under self-configuration / ARED).
     max_p: f64,
     /// Arrivals since the last early drop.
@@ -472,8 +531,6 @@ pub struct Red {
     count_bytes: u32,
     /// false until the average has crossed min_th with more than one packet queued.
     old: bool,
-    idle: bool,
-    idle_since: SimTime,
     /// Last early-drop probability computed (0 below min_th).
     p: f64,
     feng: FengStatus,
@@ -483,15 +540,13 @@ pub struct Red {
 impl Red {
     pub fn new(cfg: Config, max_p: f64, adapt: Adapt) -> Red {
         Red {
+            avg: Average::new(cfg.w_q, cfg.idle_ptc),
             cfg,
             adapt,
-            avg: 0.0,
             max_p,
             count: 0,
             count_bytes: 0,
             old: false,
-            idle: true,
-            idle_since: SimTime::ZERO,
             p: 0.0,
             feng: FengStatus::Above,
             last_set: SimTime::ZERO,
@@ -504,19 +559,13 @@ impl Red {
 
     /// Updates the average on an arrival that sees `q` queued (and adapts max_p).
     fn update_average(&mut self, now: SimTime, q: f64) {
-        let mut m = 0u32;
-        if self.idle {
-            let secs = now.since(self.idle_since).as_nanos() as f64 / 1e9;
-            m = (self.cfg.idle_ptc * secs) as u32;
-            self.idle = false;
-        }
-        self.avg = estimate(self.avg, self.cfg.w_q, m, q);
+        let avg = self.avg.update(now, q);
         match self.adapt {
             Adapt::None => {}
             Adapt::Feng { alpha, beta } => {
                 let (s, p) = feng_step(
                     self.feng,
-                    self.avg,
+                    avg,
                     self.cfg.min_th,
                     self.cfg.max_th,
                     self.max_p,
@@ -528,13 +577,9 @@ impl Red {
             }
             Adapt::Ared(rule) => {
                 if now > self.last_set + rule.interval {
-                    if let Some(p) = ared_step(
-                        &rule,
-                        self.avg,
-                        self.cfg.min_th,
-                        self.cfg.max_th,
-                        self.max_p,
-                    ) {
+                    if let Some(p) =
+                        ared_step(&rule, avg, self.cfg.min_th, self.cfg.max_th, self.max_p)
+                    {
                         self.max_p = p;
                         self.last_set = now;
                     }
@@ -545,7 +590,7 @@ impl Red {
 
     /// The probability of an early drop for this arrival (ns-3 `CalculatePNew` + `ModifyP`).
     fn drop_probability(&self, size: u32) -> f64 {
-        let p_b = initial_p(&self.cfg, self.avg, self.max_p);
+        let p_b = initial_p(&self.cfg, self.avg.avg, self.max_p);
         let count = if self.cfg.bytes {
             (self.count_bytes / self.cfg.mean_pkt_size) as f64
         } else {
@@ -576,13 +621,13 @@ impl Aqm for Red {
         self.count = self.count.wrapping_add(1);
         self.count_bytes = self.count_bytes.wrapping_add(pkt.size_bytes);
 
-        if self.avg >= self.cfg.min_th && queued > 1 {
+        if self.avg.avg >= self.cfg.min_th && queued > 1 {
             let forced_th = if self.cfg.gentle {
                 2.0 * self.cfg.max_th
             } else {
                 self.cfg.max_th
             };
-            if self.avg >= forced_th {
+            if self.avg.avg >= forced_th {
                 return if self.cfg.hard_drop {
                     Verdict::Drop(Reason::Forced)
                 } else {
@@ -616,17 +661,16 @@ impl Aqm for Red {
         _q: &QueueView,
         _rng: &mut SimRng,
     ) -> Verdict {
-        self.idle = false;
+        self.avg.busy();
         Verdict::Pass
     }
 
     fn on_empty(&mut self, now: SimTime) {
-        self.idle = true;
-        self.idle_since = now;
+        self.avg.idle(now);
     }
 
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("avg", self.avg);
+        out("avg", self.avg.avg);
         out("max_p", self.max_p);
         out("count", self.count as f64);
         out("p", self.p);
@@ -885,7 +929,7 @@ pub(crate) mod tests {
         let mut red = p.core(&ctx(BufferLimit::Packets(100)), Curve::Linear, Adapt::None);
         let mut rng = SimRng::scripted(vec![]);
         red.on_enqueue(SimTime::ZERO, &pkt(0, 1000, false), &view(10), &mut rng);
-        let a0 = red.avg;
+        let a0 = red.avg.avg;
         assert!(close(a0, 0.02));
         red.on_dequeue(SimTime(1), &pkt(0, 1000, false), &view(0), &mut rng);
         red.on_empty(SimTime(1_000_000));
@@ -896,7 +940,11 @@ pub(crate) mod tests {
             &view(0),
             &mut rng,
         );
-        assert!(close(red.avg, a0 * 0.998f64.powi(19)), "{}", red.avg);
+        assert!(
+            close(red.avg.avg, a0 * 0.998f64.powi(19)),
+            "{}",
+            red.avg.avg
+        );
     }
 
     #[test]

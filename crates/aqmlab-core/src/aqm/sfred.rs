@@ -69,9 +69,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::red_core::{linear_pb, spaced, validate_red, RedAverage};
+use super::red::{self, Average};
+use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -134,12 +136,12 @@ struct Entry {
 }
 
 /// The Most-Recently-Used List: at most `cap` flows, head = most recently seen. Slots live in a
-/// preallocated slab; `slot_of[flow]` finds a flow in O(1).
+/// preallocated slab; `slot_of` finds a listed flow in O(1) and holds only the listed flows.
 #[derive(Clone, Debug)]
 pub struct Mrul {
     cap: usize,
     slots: Vec<Entry>,
-    slot_of: Vec<u32>,
+    slot_of: FlowMap<u32>,
     head: u32,
     tail: u32,
     /// Aggregate received / dropped, always the sums over the listed flows.
@@ -148,11 +150,11 @@ pub struct Mrul {
 }
 
 impl Mrul {
-    pub fn new(cap: usize, flows_hint: usize) -> Mrul {
+    pub fn new(cap: usize) -> Mrul {
         Mrul {
             cap: cap.max(1),
             slots: Vec::with_capacity(cap.max(1)),
-            slot_of: vec![NONE; flows_hint],
+            slot_of: FlowMap::default(),
             head: NONE,
             tail: NONE,
             hr: 0,
@@ -195,10 +197,7 @@ impl Mrul {
     }
 
     fn slot(&self, flow: FlowId) -> Option<u32> {
-        self.slot_of
-            .get(flow as usize)
-            .copied()
-            .filter(|&s| s != NONE)
+        self.slot_of.get(&flow).copied()
     }
 
     /// Counts one arrival of `flow` and moves it to the head (§2.1). Returns `(H_ri, H_di)`.
@@ -225,16 +224,13 @@ impl Mrul {
                     let old = self.slots[t as usize];
                     self.hr -= old.hr;
                     self.hd -= old.hd;
-                    self.slot_of[old.flow as usize] = NONE;
+                    self.slot_of.swap_remove(&old.flow);
                     self.slots[t as usize].hr = 0;
                     self.slots[t as usize].hd = 0;
                     self.slots[t as usize].flow = flow;
                     t
                 };
-                if flow as usize >= self.slot_of.len() {
-                    self.slot_of.resize(flow as usize + 1, NONE);
-                }
-                self.slot_of[flow as usize] = s;
+                self.slot_of.insert(flow, s);
                 s
             }
         };
@@ -328,18 +324,18 @@ pub fn classify(hri: u64, hdi: u64, hr: u64, hd: u64, n: usize, p: &Params) -> C
 
 pub struct Sfred {
     p: Params,
-    avg: RedAverage,
+    avg: Average,
     list: Mrul,
     count: i64,
     next_decay: Option<SimTime>,
 }
 
 impl Sfred {
-    pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32, flows_hint: usize) -> Sfred {
+    pub fn new(p: &Params, link_rate_bps: u64, mean_pkt_bytes: u32) -> Sfred {
         Sfred {
             p: p.clone(),
-            avg: RedAverage::new(p.w_q, link_rate_bps, mean_pkt_bytes),
-            list: Mrul::new(p.mrul_size as usize, flows_hint),
+            avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
+            list: Mrul::new(p.mrul_size as usize),
             count: -1,
             next_decay: None,
         }
@@ -415,6 +411,18 @@ impl Aqm for Sfred {
         self.list.drop(pkt.flow);
     }
 
+    fn on_dequeue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        _q: &QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        // ns-3 RED: a dequeue that returns a packet ends an idle period.
+        self.avg.busy();
+        Verdict::Pass
+    }
+
     fn on_empty(&mut self, now: SimTime) {
         self.avg.idle(now);
     }
@@ -479,7 +487,7 @@ impl AlgorithmParams for Params {
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
         ctx.single_queue(
             self.ecn,
-            Sfred::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes, ctx.flows.len()),
+            Sfred::new(self, ctx.link_rate_bps, ctx.mean_pkt_bytes),
         )
     }
 }
@@ -492,7 +500,7 @@ mod tests {
 
     #[test]
     fn mrul_keeps_at_most_n_and_evicts_least_recent() {
-        let mut l = Mrul::new(3, 0);
+        let mut l = Mrul::new(3);
         for f in [1, 2, 3] {
             l.arrival(f);
         }
@@ -573,7 +581,7 @@ mod tests {
             w_q: 1.0,
             ..Params::default()
         };
-        let mut aqm = Sfred::new(&p, 10_000_000, 1000, 4);
+        let mut aqm = Sfred::new(&p, 10_000_000, 1000);
         let view = |n: usize| QueueView {
             len_pkts: n,
             len_bytes: n as u64 * 1000,
@@ -643,7 +651,7 @@ mod tests {
         assert_eq!(n, 3.0);
         // Direct check of the window: first packet at 0 arms the window (1 s);
         // a packet at 2.5 s triggers two halvings.
-        let mut a = Sfred::new(&p, 10_000_000, 1000, 1);
+        let mut a = Sfred::new(&p, 10_000_000, 1000);
         let v = QueueView {
             len_pkts: 0,
             len_bytes: 0,
@@ -665,7 +673,7 @@ mod tests {
         for i in 0..3 {
             q.enqueue(SimTime(i), pkt(i, 7), &mut rng);
         }
-        assert_eq!(q.stats().per_flow[7].drops, 1);
+        assert_eq!(q.stats().flow_counters(7).drops, 1);
         let mut loss = 0.0;
         q.probe(&mut |k, v| {
             if k == "loss_rate" {

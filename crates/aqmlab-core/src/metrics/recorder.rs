@@ -13,6 +13,7 @@ use crate::engine::{Observer, TimerId, World};
 use crate::metrics::summary::Summary;
 use crate::metrics::{Column, Table};
 use crate::net::link::LinkCounters;
+use crate::net::packet::FlowId;
 use crate::net::topology::LinkRole;
 use crate::qdisc::QdiscStats;
 use crate::time::{SimDuration, SimTime};
@@ -260,7 +261,7 @@ impl Recorder {
     /// bottleneck, or on every declared link of a topology flow's data route.
     pub(crate) fn flow_drops_marks(&self, world: &World, i: usize) -> (u64, u64) {
         if world.net.declared > 0 {
-            let at = |st: &QdiscStats| st.per_flow.get(i).copied().unwrap_or_default();
+            let at = |st: &QdiscStats| st.flow_counters(i as FlowId);
             return world.net.flows[i]
                 .forward
                 .iter()
@@ -276,21 +277,8 @@ impl Recorder {
                     (d + now.drops - then.drops, m + now.marks - then.marks)
                 });
         }
-        let now = world
-            .bottleneck()
-            .qdisc
-            .stats()
-            .per_flow
-            .get(i)
-            .copied()
-            .unwrap_or_default();
-        let then = self
-            .snapshot
-            .bottleneck
-            .per_flow
-            .get(i)
-            .copied()
-            .unwrap_or_default();
+        let now = world.bottleneck().qdisc.stats().flow_counters(i as FlowId);
+        let then = self.snapshot.bottleneck.flow_counters(i as FlowId);
         (now.drops - then.drops, now.marks - then.marks)
     }
 

@@ -1,5 +1,6 @@
 //! The network: packets, the topology graph with its routes, and the links that move packets.
 
+pub mod flow_map;
 pub mod link;
 pub mod packet;
 pub mod topology;

@@ -25,6 +25,7 @@
 
 pub mod congestion;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod sender;
 #[cfg(test)]

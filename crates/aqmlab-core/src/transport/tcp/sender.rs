@@ -68,28 +68,21 @@
 //!   test the usable window `⌊cwnd⌋ <= 1`, because our window never falls below one segment
 //!   (ns-2's falls to 0.5 and stalls until the timer: the same hold).
 //!
-//! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks.
-//! - A scoreboard of SACKed segments from `snd_una` (a ring of flags, empty without loss).
-//!   A segment is lost (`IsLost`) when `dupack_threshold` SACKed segments lie above it.
-//! - Recovery starts on the `dupack_threshold`-th duplicate ACK or as soon as `snd_una` is lost
-//!   (RFC 6675 §5 step 4), under the same `snd_una >= recover` gate: `recover = snd_max`,
-//!   `ssthresh = max(flight/2, 2)`, `cwnd = ssthresh` (no inflation), and `snd_una` is
-//!   retransmitted.
-//! - In recovery each ACK recomputes `pipe` (§4: unSACKed segments not lost, plus those
-//!   retransmitted, i.e. below `HighRxt`) and sends while `cwnd − pipe ≥ 1`: first the lowest lost
-//!   segment above `HighRxt` (NextSeg rule 1), else new data (rule 2). Rules 3 and 4 (rescue
-//!   retransmissions) are left out. Recovery ends on an ACK `>= recover`, with `cwnd = ssthresh`.
-//! - After a timeout the scoreboard is kept (RFC 6675 §5.1 allows it; our receiver never
-//!   reneges) and go-back-N resending skips SACKed segments; `HighRxt` is reset.
-
-use std::collections::VecDeque;
+//! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks; see
+//! `recovery/sack.rs`.
+//!
+//! Layout: this file keeps what every variant shares ([`Conn`]: sequence space, window, timers,
+//! ECN, counters) and the order of events on an ACK or a timeout. The window arithmetic is a
+//! congestion controller (`congestion/`, Reno-style AIMD), the loss recovery a variant of its
+//! own (`recovery/{reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed.
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
 use crate::time::{SimDuration, SimTime};
 
-use super::congestion;
+use super::congestion::{self, Ack, AnyController, Window};
+use super::recovery::{AnyRecovery, Recovery};
 use super::rtt::RttEstimator;
-use super::{RttLabel, TcpConfig, Variant};
+use super::{RttLabel, TcpConfig};
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,58 +111,53 @@ pub struct SenderStats {
     pub completions: u64,
 }
 
-/// A Reno/NewReno sender.
+/// A Reno, NewReno or SACK sender.
 pub struct Sender {
+    conn: Conn,
+    cc: AnyController,
+    recovery: AnyRecovery,
+}
+
+/// The state every congestion controller and recovery variant shares.
+pub(super) struct Conn {
     // ** Configured
-    flow: FlowId,
-    variant: Variant,
-    mss: u32,
-    max_window: u32,
-    initial_window: u32,
+    pub(super) flow: FlowId,
+    pub(super) mss: u32,
+    pub(super) max_window: u32,
+    pub(super) initial_window: u32,
     /// `u64::MAX` = unlimited.
-    initial_ssthresh: u64,
-    dupack_threshold: u32,
-    sack: bool,
+    pub(super) initial_ssthresh: u64,
+    pub(super) dupack_threshold: u32,
     /// Whether repeated ECEs at one segment back the timer off (`TcpConfig::ecn_backoff`).
-    ecn_backoff_enabled: bool,
-    ecn: bool,
-    rtt_label: RttLabel,
+    pub(super) ecn_backoff_enabled: bool,
+    pub(super) ecn: bool,
+    pub(super) rtt_label: RttLabel,
     // ** Maintained
-    started: bool,
+    pub(super) started: bool,
     /// The application stopped offering data (`stop_new_data`): no completion is recorded.
-    stopped: bool,
+    pub(super) stopped: bool,
     /// Segments to send in total (`u64::MAX` = unlimited bulk).
-    limit: u64,
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
-    cwnd: f64,
-    /// Segments; `u64::MAX` = unlimited.
-    ssthresh: u64,
-    dupacks: u32,
-    in_recovery: bool,
+    pub(super) limit: u64,
+    pub(super) snd_una: u64,
+    pub(super) snd_nxt: u64,
+    pub(super) snd_max: u64,
+    pub(super) win: Window,
+    pub(super) dupacks: u32,
+    pub(super) in_recovery: bool,
     /// `snd_max` at the last congestion response (ns-2 `recover_`, exclusive bound here).
-    recover: u64,
+    pub(super) recover: u64,
     /// The last congestion response was an ECN reduction (ns-2 `CWND_ACTION_ECN`).
-    last_response_ecn: bool,
-    /// NewReno: the first partial ACK of this recovery has re-armed the timer.
-    first_partial_seen: bool,
+    pub(super) last_response_ecn: bool,
     /// The next data packet carries CWR.
-    cwr_pending: bool,
-    /// SACK scoreboard: `sacked[i]` for segment `snd_una + i`. Empty, or ends with `true`.
-    sacked: VecDeque<bool>,
-    /// `true` entries in `sacked`.
-    sacked_count: u64,
-    /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
-    high_rxt: u64,
-    rtt: RttEstimator,
-    rto_deadline: Option<SimTime>,
+    pub(super) cwr_pending: bool,
+    pub(super) rtt: RttEstimator,
+    pub(super) rto_deadline: Option<SimTime>,
     /// RFC 3168 §6.1.2: an ECN-Echo arrived while the window was already one segment, so no new
     /// data goes out until this instant (the retransmit timer "reset" on that ECE).
-    ecn_hold: Option<SimTime>,
+    pub(super) ecn_hold: Option<SimTime>,
     /// ns-2 `ecn_backoff_`: the last ECN response found the window at one segment already.
-    ecn_backoff: bool,
-    stats: SenderStats,
+    pub(super) ecn_backoff: bool,
+    pub(super) stats: SenderStats,
 }
 
 impl Sender {
@@ -179,15 +167,13 @@ impl Sender {
         } else {
             cfg.initial_ssthresh as u64
         };
-        Sender {
+        let conn = Conn {
             flow,
-            variant: cfg.variant,
             mss: cfg.mss,
             max_window: cfg.max_window,
             initial_window: cfg.initial_window,
             initial_ssthresh,
             dupack_threshold: cfg.dupack_threshold.max(1),
-            sack: cfg.variant == Variant::Sack,
             ecn_backoff_enabled: cfg.ecn_backoff,
             ecn: cfg.ecn,
             rtt_label: cfg.rtt_label,
@@ -197,17 +183,15 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cwnd: cfg.initial_window.max(1) as f64,
-            ssthresh: initial_ssthresh,
+            win: Window {
+                cwnd: cfg.initial_window.max(1) as f64,
+                ssthresh: initial_ssthresh,
+            },
             dupacks: 0,
             in_recovery: false,
             recover: 0,
             last_response_ecn: false,
-            first_partial_seen: false,
             cwr_pending: false,
-            sacked: VecDeque::new(),
-            sacked_count: 0,
-            high_rxt: 0,
             rtt: RttEstimator::new(
                 cfg.min_rto,
                 cfg.max_rto,
@@ -218,6 +202,11 @@ impl Sender {
             ecn_hold: None,
             ecn_backoff: false,
             stats: SenderStats::default(),
+        };
+        Sender {
+            conn,
+            cc: AnyController::new(cfg.variant),
+            recovery: AnyRecovery::new(cfg.variant),
         }
     }
 
@@ -228,215 +217,109 @@ impl Sender {
         segments: Option<u64>,
         emit: &mut F,
     ) {
-        self.started = true;
-        self.limit = segments.unwrap_or(u64::MAX);
-        self.stats.completed_at = None;
-        self.check_complete(now);
+        self.conn.started = true;
+        self.conn.limit = segments.unwrap_or(u64::MAX);
+        self.conn.stats.completed_at = None;
+        self.conn.check_complete(now);
         self.send_much(now, emit);
     }
 
     /// Appends `n` segments to the transfer (web-like repeated fetches). Starts the sender if
     /// it was not started. Clears `completed_at` until the new data is acknowledged.
     pub fn add_segments<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, n: u64, emit: &mut F) {
-        if !self.started {
-            self.started = true;
-            self.limit = 0;
+        let c = &mut self.conn;
+        if !c.started {
+            c.started = true;
+            c.limit = 0;
         }
-        self.stopped = false;
+        c.stopped = false;
         if n == 0 {
             return;
         }
-        self.limit = self.limit.saturating_add(n);
-        self.stats.completed_at = None;
+        c.limit = c.limit.saturating_add(n);
+        c.stats.completed_at = None;
         self.send_much(now, emit);
     }
 
     /// The application stops offering data: nothing beyond what was already sent goes out
     /// (outstanding data is still retransmitted as needed). Not recorded as a completion.
     pub fn stop_new_data(&mut self) {
-        self.stopped = true;
-        self.limit = self.snd_max.max(self.snd_una);
+        self.conn.stopped = true;
+        self.conn.limit = self.conn.snd_max.max(self.conn.snd_una);
     }
 
     /// The application offers unlimited data again after `stop_new_data`.
     pub fn resume_unlimited<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        self.started = true;
-        self.stopped = false;
-        self.limit = u64::MAX;
+        self.conn.started = true;
+        self.conn.stopped = false;
+        self.conn.limit = u64::MAX;
         self.send_much(now, emit);
     }
 
     /// Whether `stop_new_data` is in force.
     pub fn is_stopped(&self) -> bool {
-        self.stopped
+        self.conn.stopped
     }
 
     /// Back to slow start: `cwnd = initial_window`, `ssthresh = initial_ssthresh`, out of
     /// recovery. Call between fetches (before `add_segments`), when nothing is outstanding.
     pub fn restart_slow_start(&mut self) {
-        self.cwnd = self.initial_window.max(1) as f64;
-        self.ssthresh = self.initial_ssthresh;
-        self.dupacks = 0;
-        self.in_recovery = false;
-        self.last_response_ecn = false;
+        let c = &mut self.conn;
+        c.win.cwnd = c.initial_window.max(1) as f64;
+        c.win.ssthresh = c.initial_ssthresh;
+        c.dupacks = 0;
+        c.in_recovery = false;
+        c.last_response_ecn = false;
     }
 
     /// Processes an ACK. Old ACKs (below `snd_una`) and ACKs of data never sent are ignored.
     pub fn on_ack<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, pkt: &Packet, emit: &mut F) {
-        if !self.started || pkt.kind != PacketKind::Ack {
+        let c = &mut self.conn;
+        if !c.started || pkt.kind != PacketKind::Ack {
             return;
         }
         let ack = pkt.ack;
-        if ack < self.snd_una || ack > self.snd_max {
+        if ack < c.snd_una || ack > c.snd_max {
             return;
         }
-        self.stats.acks_received += 1;
-        if self.sack {
-            self.record_sack(pkt);
-        }
+        c.stats.acks_received += 1;
+        self.recovery.on_ack_received(c, pkt);
 
         let mut reduced = false;
-        if self.ecn && pkt.ece && ack > self.recover && !self.in_recovery {
-            // RFC 3168 §6.1.2 (and ns-2's `ecn()`): halve cwnd, down to one segment (ssthresh
-            // keeps RFC 5681's floor of two). At one segment already, reset the retransmit timer
-            // and send nothing new until it expires, so a flow can back off below one packet
-            // per RTT, as many flows sharing a small pipe must.
-            let w = congestion::usable_window(self.cwnd, self.max_window);
-            self.ssthresh = congestion::halved(w);
-            self.cwnd = self.cwnd.min((w / 2).max(1) as f64);
+        if c.ecn && pkt.ece && ack > c.recover && !c.in_recovery {
+            // RFC 3168 §6.1.2 (and ns-2's `ecn()`): the controller reduces, down to one
+            // segment. At one segment already, reset the retransmit timer and send nothing new
+            // until it expires, so a flow can back off below one packet per RTT, as many flows
+            // sharing a small pipe must.
+            let w = congestion::usable_window(c.win.cwnd, c.max_window);
+            self.cc.inner_mut().on_ecn(&mut c.win, w);
             if w <= 1 {
                 // ns-2 `ecn()`: a second ECE in a row at one segment doubles the timer
                 // (`rtt_backoff`); the backoff then survives the ACKs that carry ECE.
-                if self.ecn_backoff {
-                    self.rtt.back_off();
+                if c.ecn_backoff {
+                    c.rtt.back_off();
                 } else {
-                    self.ecn_backoff = self.ecn_backoff_enabled;
+                    c.ecn_backoff = c.ecn_backoff_enabled;
                 }
-                let until = now + self.rtt.rto();
-                self.ecn_hold = Some(until);
-                if self.rto_deadline.is_some() {
-                    self.rto_deadline = Some(until);
+                let until = now + c.rtt.rto();
+                c.ecn_hold = Some(until);
+                if c.rto_deadline.is_some() {
+                    c.rto_deadline = Some(until);
                 }
             } else {
-                self.ecn_backoff = false;
+                c.ecn_backoff = false;
             }
-            self.recover = self.snd_max;
-            self.last_response_ecn = true;
-            self.cwr_pending = true;
-            self.stats.ecn_reductions += 1;
+            c.recover = c.snd_max;
+            c.last_response_ecn = true;
+            c.cwr_pending = true;
+            c.stats.ecn_reductions += 1;
             reduced = true;
         }
 
-        if ack > self.snd_una {
+        if ack > c.snd_una {
             self.on_new_ack(now, pkt, reduced, emit);
-        } else if self.snd_una < self.snd_max {
+        } else if c.snd_una < c.snd_max {
             self.on_dup_ack(now, emit);
-        }
-    }
-
-    /// Marks the ACK's SACK blocks in the scoreboard (clipped to `[snd_una, snd_max)`).
-    fn record_sack(&mut self, pkt: &Packet) {
-        for (start, end) in pkt.sack.iter(pkt.ack) {
-            let lo = start.max(self.snd_una);
-            let hi = end.min(self.snd_max);
-            if lo >= hi {
-                continue;
-            }
-            let need = (hi - self.snd_una) as usize;
-            if self.sacked.len() < need {
-                self.sacked.resize(need, false);
-            }
-            for i in (lo - self.snd_una) as usize..need {
-                if !self.sacked[i] {
-                    self.sacked[i] = true;
-                    self.sacked_count += 1;
-                }
-            }
-        }
-    }
-
-    /// Drops the scoreboard entries of the `n` segments just acknowledged cumulatively.
-    fn pop_scoreboard(&mut self, n: u64) {
-        if self.sacked.is_empty() {
-            return;
-        }
-        let n = (n as usize).min(self.sacked.len());
-        let gone = self.sacked.drain(..n).filter(|&b| b).count() as u64;
-        self.sacked_count -= gone;
-        if self.sacked_count == 0 {
-            self.sacked.clear();
-        }
-    }
-
-    fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.snd_una
-            && self
-                .sacked
-                .get((seq - self.snd_una) as usize)
-                .copied()
-                .unwrap_or(false)
-    }
-
-    /// RFC 6675 `IsLost(snd_una)`: `dupack_threshold` segments above it are SACKed.
-    fn first_hole_lost(&self) -> bool {
-        self.sacked_count >= self.dupack_threshold as u64
-    }
-
-    /// Every unSACKed segment below the returned one is lost (RFC 6675 `IsLost`): it is the
-    /// `dupack_threshold`-th highest SACKed segment (`snd_una` when fewer are SACKed).
-    fn lost_limit(&self) -> u64 {
-        let mut above = 0;
-        for (i, &b) in self.sacked.iter().enumerate().rev() {
-            if b {
-                above += 1;
-                if above == self.dupack_threshold {
-                    return self.snd_una + i as u64;
-                }
-            }
-        }
-        self.snd_una
-    }
-
-    /// RFC 6675 §4 `SetPipe`: segments in `[snd_una, snd_max)` that are not SACKed count once
-    /// if not lost and once more if retransmitted in this recovery (below `HighRxt`).
-    fn pipe(&self, lost_limit: u64) -> u64 {
-        let mut pipe = 0;
-        for seq in self.snd_una..self.snd_max {
-            if self.is_sacked(seq) {
-                continue;
-            }
-            pipe += u64::from(seq >= lost_limit) + u64::from(seq < self.high_rxt);
-        }
-        pipe
-    }
-
-    /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()`: the lowest lost
-    /// segment not yet retransmitted (rule 1), else new data within the receiver window (rule 2).
-    fn sack_send<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        let lost_limit = self.lost_limit();
-        let mut pipe = self.pipe(lost_limit);
-        let cwnd = self.cwnd.floor() as u64;
-        let rwnd_end = if self.max_window == 0 {
-            u64::MAX
-        } else {
-            self.snd_una + self.max_window as u64
-        };
-        while pipe < cwnd {
-            let mut seq = self.high_rxt.max(self.snd_una);
-            while seq < lost_limit && self.is_sacked(seq) {
-                seq += 1;
-            }
-            if seq < lost_limit {
-                self.high_rxt = seq + 1;
-                self.transmit(now, seq, emit);
-            } else if self.snd_nxt < self.limit && self.snd_nxt < rwnd_end {
-                let seq = self.snd_nxt;
-                self.snd_nxt += 1;
-                self.transmit(now, seq, emit);
-            } else {
-                break;
-            }
-            pipe += 1;
         }
     }
 
@@ -447,206 +330,200 @@ impl Sender {
         reduced: bool,
         emit: &mut F,
     ) {
+        let c = &mut self.conn;
         let ack = pkt.ack;
-        let newly = ack - self.snd_una;
-        self.pop_scoreboard(newly);
-        self.snd_una = ack;
-        if self.snd_nxt < ack {
-            self.snd_nxt = ack;
+        let newly = ack - c.snd_una;
+        self.recovery.on_cumulative_ack(newly);
+        c.snd_una = ack;
+        if c.snd_nxt < ack {
+            c.snd_nxt = ack;
         }
-        self.rtt.sample(now.since(pkt.ts_echo));
-        self.stats.rtt_samples += 1;
+        c.rtt.sample(now.since(pkt.ts_echo));
+        c.stats.rtt_samples += 1;
         // ns-2 `newack()`: the backoff ends on new data, except while ECN-Echo keeps arriving at
         // a window of one segment; an ACK without ECE ends that state (`recv_newack_helper`).
-        if !(self.ecn_backoff && pkt.ece) {
-            self.rtt.reset_backoff();
+        if !(c.ecn_backoff && pkt.ece) {
+            c.rtt.reset_backoff();
         }
         if !pkt.ece {
-            self.ecn_backoff = false;
+            c.ecn_backoff = false;
         }
 
-        if self.in_recovery {
-            if self.sack && ack < self.recover {
-                // RFC 6675 §5 step (C): a partial ACK; restart the timer (RFC 6298 rule 5.3)
-                // and send what the pipe allows.
-                self.stats.partial_acks += 1;
-                self.arm_timer(now);
-                self.sack_send(now, emit);
+        if c.in_recovery {
+            if ack < c.recover && self.recovery.on_partial_ack(c, now, newly, emit) {
                 return;
             }
-            if self.variant == Variant::NewReno && ack < self.recover {
-                // Partial ACK (RFC 6582 §3.2 step 3): retransmit the next hole, stay.
-                self.stats.partial_acks += 1;
-                self.cwnd = congestion::deflate_partial(self.cwnd, newly);
-                if !self.first_partial_seen {
-                    self.first_partial_seen = true;
-                    self.arm_timer(now);
-                }
-                let hole = self.snd_una;
-                self.transmit(now, hole, emit);
-                self.send_much(now, emit);
-                return;
-            }
-            // Reno: any new ACK; NewReno: full ACK.
-            self.in_recovery = false;
-            self.cwnd = self.ssthresh as f64;
-            self.dupacks = 0;
+            // Reno: any new ACK; NewReno and SACK: a full ACK (RFC 5681 §3.2 step 6).
+            c.in_recovery = false;
+            c.win.cwnd = c.win.ssthresh as f64;
+            c.dupacks = 0;
         } else {
-            self.dupacks = 0;
+            c.dupacks = 0;
             // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
             // receipt of an ECN-Echo ACK" (ns-2 opens cwnd only on ACKs without ECN-Echo).
-            if !reduced && (!self.ecn || !pkt.ece) {
-                self.cwnd = congestion::open(self.cwnd, self.ssthresh as f64);
+            if !reduced && (!c.ecn || !pkt.ece) {
+                let info = Ack {
+                    now,
+                    newly_acked: newly,
+                    ece: pkt.ece,
+                };
+                self.cc.inner_mut().on_ack(&mut c.win, &info);
             }
         }
 
-        self.check_complete(now);
-        if self.snd_una < self.snd_max {
-            self.arm_timer(now);
+        c.check_complete(now);
+        if c.snd_una < c.snd_max {
+            c.arm_timer(now);
         } else {
-            self.rto_deadline = None;
+            c.rto_deadline = None;
         }
         self.send_much(now, emit);
     }
 
     fn on_dup_ack<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        self.stats.dup_acks += 1;
-        self.dupacks = self.dupacks.saturating_add(1);
-        let loss_detected = self.dupacks == self.dupack_threshold
-            || (self.sack && self.dupacks < self.dupack_threshold && self.first_hole_lost());
-        if self.sack && self.in_recovery {
-            self.sack_send(now, emit);
-        } else if loss_detected && !self.in_recovery {
-            if self.snd_una >= self.recover {
+        let c = &mut self.conn;
+        c.stats.dup_acks += 1;
+        c.dupacks = c.dupacks.saturating_add(1);
+        if c.in_recovery {
+            self.recovery.on_dup_ack(c, now, emit);
+        } else if self.recovery.loss_detected(c) {
+            if c.snd_una >= c.recover {
                 // RFC 5681 §3.2 steps 2-3.
-                let flight = self.snd_nxt - self.snd_una;
-                self.ssthresh = congestion::halved(flight);
-                self.recover = self.snd_max;
+                let flight = c.snd_nxt - c.snd_una;
+                self.cc.inner_mut().on_loss(&mut c.win, flight);
+                c.recover = c.snd_max;
                 self.enter_recovery(now, emit);
-            } else if self.last_response_ecn {
+            } else if c.last_response_ecn {
                 // Already reduced for this window by ECN: retransmit, no second reduction.
                 self.enter_recovery(now, emit);
             }
             // Otherwise: duplicate ACKs from a window already responded to (ns-2 bug_fix_).
-        } else if self.dupacks > self.dupack_threshold && self.in_recovery {
-            // RFC 5681 §3.2 step 4: inflate.
-            self.cwnd += 1.0;
-            self.send_much(now, emit);
         }
     }
 
     fn enter_recovery<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        self.in_recovery = true;
-        self.last_response_ecn = false;
-        self.first_partial_seen = false;
-        self.stats.fast_retransmits += 1;
-        self.arm_timer(now);
-        let seq = self.snd_una;
-        if self.sack {
-            // RFC 6675 §5 step (4.2)-(4.3): cwnd = ssthresh, retransmit, then pipe-limited.
-            self.cwnd = self.ssthresh as f64;
-            self.high_rxt = seq + 1;
-            self.transmit(now, seq, emit);
-            self.sack_send(now, emit);
-        } else {
-            self.cwnd = (self.ssthresh + self.dupack_threshold as u64) as f64;
-            self.transmit(now, seq, emit);
-            self.send_much(now, emit);
-        }
+        let c = &mut self.conn;
+        c.in_recovery = true;
+        c.last_response_ecn = false;
+        c.stats.fast_retransmits += 1;
+        c.arm_timer(now);
+        self.recovery.enter(c, now, emit);
     }
 
     /// Handles the retransmission timer; call when `now >= next_timer()`.
     pub fn on_timer<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
-        if self.ecn_hold.is_some_and(|h| now >= h) {
-            self.ecn_hold = None;
+        if self.conn.ecn_hold.is_some_and(|h| now >= h) {
+            self.conn.ecn_hold = None;
             self.send_much(now, emit);
         }
-        match self.rto_deadline {
+        let c = &mut self.conn;
+        match c.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
         }
-        self.rto_deadline = None;
-        if self.snd_una >= self.snd_max {
+        c.rto_deadline = None;
+        if c.snd_una >= c.snd_max {
             return;
         }
-        self.stats.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
-        self.ssthresh = congestion::halved(flight);
-        self.cwnd = 1.0;
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.last_response_ecn = false;
-        self.recover = self.snd_max;
-        self.high_rxt = 0;
-        self.rtt.back_off();
-        self.snd_nxt = self.snd_una;
+        c.stats.timeouts += 1;
+        let flight = c.snd_nxt - c.snd_una;
+        self.cc.inner_mut().on_timeout(&mut c.win, flight);
+        c.in_recovery = false;
+        c.dupacks = 0;
+        c.last_response_ecn = false;
+        c.recover = c.snd_max;
+        self.recovery.on_timeout();
+        c.rtt.back_off();
+        c.snd_nxt = c.snd_una;
         self.send_much(now, emit);
     }
 
     /// The retransmission deadline, if armed.
     pub fn next_timer(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.ecn_hold) {
+        match (self.conn.rto_deadline, self.conn.ecn_hold) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 
     pub fn stats(&self) -> &SenderStats {
-        &self.stats
+        &self.conn.stats
     }
 
     /// True when a finite transfer has been fully acknowledged (never for bulk transfers).
     pub fn is_complete(&self) -> bool {
-        self.started && self.limit != u64::MAX && self.snd_una >= self.limit
+        let c = &self.conn;
+        c.started && c.limit != u64::MAX && c.snd_una >= c.limit
     }
 
     /// Reports `cwnd` and `ssthresh` (segments; `ssthresh` 0 while unlimited, ns-2's
     /// convention), `srtt_ms` and `rto_ms` (0 before the first RTT sample / the current timeout
     /// with backoff), and `flight` (segments sent and not acknowledged).
     pub fn probe(&self, f: &mut dyn FnMut(&'static str, f64)) {
-        f("cwnd", self.cwnd);
+        let c = &self.conn;
+        f("cwnd", c.win.cwnd);
         f(
             "ssthresh",
-            if self.ssthresh == u64::MAX {
+            if c.win.ssthresh == u64::MAX {
                 0.0
             } else {
-                self.ssthresh as f64
+                c.win.ssthresh as f64
             },
         );
         f(
             "srtt_ms",
-            self.rtt.srtt().map_or(0.0, SimDuration::as_millis_f64),
+            c.rtt.srtt().map_or(0.0, SimDuration::as_millis_f64),
         );
-        f("rto_ms", self.rtt.rto().as_millis_f64());
-        f("flight", (self.snd_max - self.snd_una) as f64);
+        f("rto_ms", c.rtt.rto().as_millis_f64());
+        f("flight", (c.snd_max - c.snd_una) as f64);
     }
 
     pub fn cwnd(&self) -> f64 {
-        self.cwnd
+        self.conn.win.cwnd
     }
     /// None while unlimited.
     pub fn ssthresh(&self) -> Option<u64> {
-        (self.ssthresh != u64::MAX).then_some(self.ssthresh)
+        let s = self.conn.win.ssthresh;
+        (s != u64::MAX).then_some(s)
     }
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.conn.snd_una
     }
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.conn.snd_nxt
     }
     pub fn snd_max(&self) -> u64 {
-        self.snd_max
+        self.conn.snd_max
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.conn.in_recovery
     }
     pub fn rtt(&self) -> &RttEstimator {
-        &self.rtt
+        &self.conn.rtt
     }
     pub fn flow(&self) -> FlowId {
-        self.flow
+        self.conn.flow
     }
 
+    /// RFC 6675 `pipe` of a SACK sender (None for the other variants).
+    #[cfg(test)]
+    fn sack_pipe(&self) -> Option<u64> {
+        match &self.recovery {
+            AnyRecovery::Sack(s) => Some(s.current_pipe(&self.conn)),
+            _ => None,
+        }
+    }
+
+    /// Sends what the window allows; resending after a timeout skips what the receiver has
+    /// SACKed.
+    fn send_much<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        let recovery = &self.recovery;
+        self.conn
+            .send_much(now, &|una, seq| recovery.is_sacked(una, seq), emit);
+    }
+}
+
+impl Conn {
     fn check_complete(&mut self, now: SimTime) {
         if !self.stopped
             && self.limit != u64::MAX
@@ -658,21 +535,26 @@ impl Sender {
         }
     }
 
-    fn arm_timer(&mut self, now: SimTime) {
+    pub(super) fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    fn send_much<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+    /// Sends new (or, after a timeout, resent) segments up to `snd_una + W`, skipping those
+    /// `sacked(snd_una, seq)` says the receiver holds.
+    pub(super) fn send_much<S, F>(&mut self, now: SimTime, sacked: &S, emit: &mut F)
+    where
+        S: Fn(u64, u64) -> bool + ?Sized,
+        F: FnMut(Packet) + ?Sized,
+    {
         if !self.started || self.ecn_hold.is_some() {
             return;
         }
-        let win = congestion::usable_window(self.cwnd, self.max_window);
+        let win = congestion::usable_window(self.win.cwnd, self.max_window);
         let end = self.snd_una.saturating_add(win).min(self.limit);
         while self.snd_nxt < end {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
-            // Go-back-N after a timeout skips what the receiver has SACKed.
-            if !self.is_sacked(seq) {
+            if !sacked(self.snd_una, seq) {
                 self.transmit(now, seq, emit);
             }
         }
@@ -687,7 +569,12 @@ impl Sender {
     }
 
     /// Emits segment `seq` (new or retransmitted) and arms the timer if none is pending.
-    fn transmit<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, seq: u64, emit: &mut F) {
+    pub(super) fn transmit<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        emit: &mut F,
+    ) {
         self.stats.segments_sent += 1;
         if seq < self.snd_max {
             self.stats.retransmits += 1;
@@ -717,6 +604,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::super::wire::{Fate, Wire};
+    use super::super::Variant;
     use super::*;
     use crate::rng::SimRng;
 
@@ -938,8 +826,8 @@ mod tests {
                     && s.segments_sent > sent_before
                 {
                     // RFC 6675: an ACK in recovery sends only while cwnd − pipe ≥ 1.
-                    let lost = w.sender.lost_limit();
-                    assert!(w.sender.pipe(lost) <= w.sender.cwnd().floor() as u64);
+                    let pipe = w.sender.sack_pipe().unwrap();
+                    assert!(pipe <= w.sender.cwnd().floor() as u64);
                 }
                 if s.retransmits > 0 {
                     first_rtx.get_or_insert(w.now);

@@ -1,0 +1,101 @@
+//! Congestion control: how the window grows on ACKs and how far it backs off on a congestion
+//! signal (loss found by duplicate ACKs, ECN-Echo, retransmission timeout). One file per
+//! controller, as smoltcp's `socket/tcp/congestion/`; the closed enum [`AnyController`]
+//! dispatches without a box.
+//!
+//! What happens *during* loss recovery (which segments go out, inflation and deflation of `cwnd`
+//! by the recovery variant) is `super::recovery`'s job. A controller sees only the signals, so
+//! CUBIC (window growth as a function of time since the last reduction) and DCTCP (a reduction
+//! scaled by the fraction of ECN-marked ACKs) fit as new files: the ACK hook gets the time, the
+//! segments acknowledged and the ECN-Echo bit.
+//!
+//! Windows are counted in segments. `cwnd` is fractional (congestion avoidance adds `1/cwnd` per
+//! ACK); the usable window is its integer part, as ns-2's `window()` = `int(cwnd_)`.
+
+pub mod reno;
+
+pub use reno::Reno;
+
+use crate::time::SimTime;
+
+use super::Variant;
+
+/// The window a controller manages.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Window {
+    /// Congestion window, segments (fractional).
+    pub cwnd: f64,
+    /// Slow-start threshold, segments; `u64::MAX` = unlimited.
+    pub ssthresh: u64,
+}
+
+/// An ACK of new data, as a controller sees it.
+#[derive(Copy, Clone, Debug)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Segments newly acknowledged cumulatively.
+    pub newly_acked: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+}
+
+/// A congestion controller: every hook is given the window to change.
+pub trait Controller {
+    /// An ACK of new data outside loss recovery that opens the window: RFC 3168 §6.1.2 keeps an
+    /// ACK that carries ECN-Echo, or that just caused a reduction, from reaching here.
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+
+    /// Loss detected by duplicate ACKs (fast retransmit): set `ssthresh` from the flight size
+    /// (RFC 5681 eq. 4). The recovery variant then sets `cwnd`.
+    fn on_loss(&mut self, w: &mut Window, flight: u64);
+
+    /// ECN-Echo (RFC 3168 §6.1.2), at most once per window: `usable` is the usable window
+    /// `min(⌊cwnd⌋, max_window)` in segments.
+    fn on_ecn(&mut self, w: &mut Window, usable: u64);
+
+    /// Retransmission timeout (RFC 5681 eq. 4 and §3.1: back to one segment).
+    fn on_timeout(&mut self, w: &mut Window, flight: u64);
+}
+
+/// The controllers, one variant each (smoltcp's `AnyController`).
+#[derive(Clone, Debug)]
+pub enum AnyController {
+    Reno(Reno),
+}
+
+impl AnyController {
+    /// The controller a TCP variant runs: Reno, NewReno and SACK differ only in recovery.
+    pub fn new(_variant: Variant) -> AnyController {
+        AnyController::Reno(Reno)
+    }
+
+    pub fn inner_mut(&mut self) -> &mut dyn Controller {
+        match self {
+            AnyController::Reno(c) => c,
+        }
+    }
+}
+
+/// The usable send window in segments: `min(⌊cwnd⌋, max_window)` (0 = no receiver cap), at
+/// least 1.
+pub fn usable_window(cwnd: f64, max_window: u32) -> u64 {
+    let w = (cwnd.max(1.0)).floor() as u64;
+    if max_window == 0 {
+        w
+    } else {
+        w.min(max_window as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usable_window_is_integer_part_capped() {
+        assert_eq!(usable_window(7.9, 0), 7);
+        assert_eq!(usable_window(7.9, 5), 5);
+        assert_eq!(usable_window(0.3, 0), 1);
+        assert_eq!(usable_window(64.0, 64), 64);
+    }
+}

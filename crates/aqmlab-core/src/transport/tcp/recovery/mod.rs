@@ -1,0 +1,142 @@
+//! Loss recovery: what the sender does from the loss its duplicate ACKs reveal until it leaves
+//! fast recovery. One file per variant; the closed enum [`AnyRecovery`] dispatches with a
+//! `match` (no box, no virtual call per ACK), as smoltcp's `AnyController`.
+//!
+//! - [`reno`]: RFC 5681 fast retransmit / fast recovery; leaves on the first new ACK.
+//! - [`newreno`]: RFC 6582; a partial ACK retransmits the next hole and stays in recovery.
+//! - [`sack`]: RFC 6675 over RFC 2018 blocks: a scoreboard, `IsLost`, `pipe` and `NextSeg`.
+//!
+//! How far the window backs off on the loss is the congestion controller's decision
+//! (`super::congestion`); a variant here sets `cwnd` on entry (inflated by the duplicate ACKs for
+//! Reno/NewReno, `ssthresh` for SACK), chooses what to send in recovery, and handles partial ACKs.
+//! The sender keeps what every variant shares ([`Conn`]: sequence space, window, timers,
+//! counters) and calls these hooks.
+
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+
+pub use newreno::NewReno;
+pub use reno::Reno;
+pub use sack::Sack;
+
+use crate::net::packet::Packet;
+use crate::time::SimTime;
+
+use super::sender::Conn;
+use super::Variant;
+
+/// The hooks of a loss-recovery variant. `Conn` is the sender's shared state; the sender has
+/// already updated it (`snd_una`, counters, `ssthresh`) before each call.
+pub(super) trait Recovery {
+    /// Every valid ACK, before it is processed (SACK reads its blocks).
+    fn on_ack_received(&mut self, _conn: &Conn, _pkt: &Packet) {}
+
+    /// `n` segments are about to be acknowledged cumulatively (`snd_una` has not moved yet).
+    fn on_cumulative_ack(&mut self, _n: u64) {}
+
+    /// Whether the receiver is known to hold `seq` (resending after a timeout skips it).
+    fn is_sacked(&self, _snd_una: u64, _seq: u64) -> bool {
+        false
+    }
+
+    /// Whether the duplicate ACKs so far reveal a loss: the `dupack_threshold`-th one
+    /// (RFC 5681 §3.2 step 2).
+    fn loss_detected(&self, conn: &Conn) -> bool {
+        conn.dupacks == conn.dupack_threshold
+    }
+
+    /// Enter fast recovery: `ssthresh` and `recover` are set, `in_recovery` is true; set `cwnd`
+    /// and retransmit `snd_una`.
+    fn enter<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F);
+
+    /// A duplicate ACK while in recovery.
+    fn on_dup_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        conn: &mut Conn,
+        now: SimTime,
+        emit: &mut F,
+    );
+
+    /// An ACK of new data below `recover` while in recovery (`snd_una` has moved, `newly`
+    /// segments acknowledged). Returns `true` if the variant stays in recovery (it has sent what
+    /// it needs); `false` leaves recovery as on a full ACK.
+    fn on_partial_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        _conn: &mut Conn,
+        _now: SimTime,
+        _newly: u64,
+        _emit: &mut F,
+    ) -> bool {
+        false
+    }
+
+    /// The retransmission timer expired (recovery is abandoned).
+    fn on_timeout(&mut self) {}
+}
+
+/// The loss-recovery variants.
+#[derive(Clone, Debug)]
+pub(super) enum AnyRecovery {
+    Reno(Reno),
+    NewReno(NewReno),
+    Sack(Sack),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $r:ident => $call:expr) => {
+        match $self {
+            AnyRecovery::Reno($r) => $call,
+            AnyRecovery::NewReno($r) => $call,
+            AnyRecovery::Sack($r) => $call,
+        }
+    };
+}
+
+impl AnyRecovery {
+    pub fn new(variant: Variant) -> AnyRecovery {
+        match variant {
+            Variant::Reno => AnyRecovery::Reno(Reno),
+            Variant::NewReno => AnyRecovery::NewReno(NewReno::default()),
+            Variant::Sack => AnyRecovery::Sack(Sack::default()),
+        }
+    }
+}
+
+impl Recovery for AnyRecovery {
+    fn on_ack_received(&mut self, conn: &Conn, pkt: &Packet) {
+        dispatch!(self, r => r.on_ack_received(conn, pkt))
+    }
+    fn on_cumulative_ack(&mut self, n: u64) {
+        dispatch!(self, r => r.on_cumulative_ack(n))
+    }
+    fn is_sacked(&self, snd_una: u64, seq: u64) -> bool {
+        dispatch!(self, r => r.is_sacked(snd_una, seq))
+    }
+    fn loss_detected(&self, conn: &Conn) -> bool {
+        dispatch!(self, r => r.loss_detected(conn))
+    }
+    fn enter<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
+        dispatch!(self, r => r.enter(conn, now, emit))
+    }
+    fn on_dup_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        conn: &mut Conn,
+        now: SimTime,
+        emit: &mut F,
+    ) {
+        dispatch!(self, r => r.on_dup_ack(conn, now, emit))
+    }
+    fn on_partial_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        conn: &mut Conn,
+        now: SimTime,
+        newly: u64,
+        emit: &mut F,
+    ) -> bool {
+        dispatch!(self, r => r.on_partial_ack(conn, now, newly, emit))
+    }
+    fn on_timeout(&mut self) {
+        dispatch!(self, r => r.on_timeout())
+    }
+}

@@ -1,0 +1,211 @@
+//! SACK loss recovery: RFC 6675's conservative recovery over RFC 2018 blocks (pipe-based, like
+//! ns-2's `Agent/TCP/Sack1` and ns-3's default `TcpSocketBase`).
+//!
+//! - A scoreboard of SACKed segments from `snd_una` (a ring of flags, empty without loss).
+//!   A segment is lost (`IsLost`) when `dupack_threshold` SACKed segments lie above it.
+//! - Recovery starts on the `dupack_threshold`-th duplicate ACK or as soon as `snd_una` is lost
+//!   (§5 step 4), under the sender's `snd_una >= recover` gate: `cwnd = ssthresh` (no
+//!   inflation), and `snd_una` is retransmitted.
+//! - In recovery each ACK recomputes `pipe` (§4: unSACKed segments not lost, plus those
+//!   retransmitted, i.e. below `HighRxt`) and sends while `cwnd − pipe ≥ 1`: first the lowest lost
+//!   segment above `HighRxt` (NextSeg rule 1), else new data (rule 2). Rules 3 and 4 (rescue
+//!   retransmissions) are left out. Recovery ends on an ACK `>= recover`, with `cwnd = ssthresh`.
+//! - After a timeout the scoreboard is kept (§5.1 allows it; our receiver never reneges) and
+//!   go-back-N resending skips SACKed segments; `HighRxt` is reset.
+
+use std::collections::VecDeque;
+
+use crate::net::packet::Packet;
+use crate::time::SimTime;
+
+use super::super::sender::Conn;
+use super::Recovery;
+
+#[derive(Clone, Debug, Default)]
+pub struct Sack {
+    board: Scoreboard,
+    /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
+    high_rxt: u64,
+}
+
+/// Which segments from `snd_una` on the receiver has SACKed.
+#[derive(Clone, Debug, Default)]
+struct Scoreboard {
+    /// `sacked[i]` for segment `snd_una + i`. Empty, or ends with `true`.
+    sacked: VecDeque<bool>,
+    /// `true` entries in `sacked`.
+    count: u64,
+}
+
+impl Scoreboard {
+    /// Marks the ACK's SACK blocks (clipped to `[snd_una, snd_max)`).
+    fn record(&mut self, pkt: &Packet, snd_una: u64, snd_max: u64) {
+        for (start, end) in pkt.sack.iter(pkt.ack) {
+            let lo = start.max(snd_una);
+            let hi = end.min(snd_max);
+            if lo >= hi {
+                continue;
+            }
+            let need = (hi - snd_una) as usize;
+            if self.sacked.len() < need {
+                self.sacked.resize(need, false);
+            }
+            for i in (lo - snd_una) as usize..need {
+                if !self.sacked[i] {
+                    self.sacked[i] = true;
+                    self.count += 1;
+                }
+            }
+        }
+    }
+
+    /// Drops the entries of the `n` segments just acknowledged cumulatively.
+    fn pop(&mut self, n: u64) {
+        if self.sacked.is_empty() {
+            return;
+        }
+        let n = (n as usize).min(self.sacked.len());
+        let gone = self.sacked.drain(..n).filter(|&b| b).count() as u64;
+        self.count -= gone;
+        if self.count == 0 {
+            self.sacked.clear();
+        }
+    }
+
+    fn is_sacked(&self, snd_una: u64, seq: u64) -> bool {
+        seq >= snd_una
+            && self
+                .sacked
+                .get((seq - snd_una) as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// Every unSACKed segment below the returned one is lost (RFC 6675 `IsLost`): it is the
+    /// `threshold`-th highest SACKed segment (`snd_una` when fewer are SACKed).
+    fn lost_limit(&self, snd_una: u64, threshold: u32) -> u64 {
+        let mut above = 0;
+        for (i, &b) in self.sacked.iter().enumerate().rev() {
+            if b {
+                above += 1;
+                if above == threshold {
+                    return snd_una + i as u64;
+                }
+            }
+        }
+        snd_una
+    }
+}
+
+impl Sack {
+    /// `pipe` now (tests check it never exceeds `cwnd` after a send).
+    #[cfg(test)]
+    pub(in super::super) fn current_pipe(&self, conn: &Conn) -> u64 {
+        self.pipe(
+            conn,
+            self.board.lost_limit(conn.snd_una, conn.dupack_threshold),
+        )
+    }
+
+    /// RFC 6675 §4 `SetPipe`: segments in `[snd_una, snd_max)` that are not SACKed count once
+    /// if not lost and once more if retransmitted in this recovery (below `HighRxt`).
+    fn pipe(&self, conn: &Conn, lost_limit: u64) -> u64 {
+        let mut pipe = 0;
+        for seq in conn.snd_una..conn.snd_max {
+            if self.board.is_sacked(conn.snd_una, seq) {
+                continue;
+            }
+            pipe += u64::from(seq >= lost_limit) + u64::from(seq < self.high_rxt);
+        }
+        pipe
+    }
+
+    /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()`: the lowest lost
+    /// segment not yet retransmitted (rule 1), else new data within the receiver window (rule 2).
+    fn send<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
+        let lost_limit = self.board.lost_limit(conn.snd_una, conn.dupack_threshold);
+        let mut pipe = self.pipe(conn, lost_limit);
+        let cwnd = conn.win.cwnd.floor() as u64;
+        let rwnd_end = if conn.max_window == 0 {
+            u64::MAX
+        } else {
+            conn.snd_una + conn.max_window as u64
+        };
+        while pipe < cwnd {
+            let mut seq = self.high_rxt.max(conn.snd_una);
+            while seq < lost_limit && self.board.is_sacked(conn.snd_una, seq) {
+                seq += 1;
+            }
+            if seq < lost_limit {
+                self.high_rxt = seq + 1;
+                conn.transmit(now, seq, emit);
+            } else if conn.snd_nxt < conn.limit && conn.snd_nxt < rwnd_end {
+                let seq = conn.snd_nxt;
+                conn.snd_nxt += 1;
+                conn.transmit(now, seq, emit);
+            } else {
+                break;
+            }
+            pipe += 1;
+        }
+    }
+}
+
+impl Recovery for Sack {
+    fn on_ack_received(&mut self, conn: &Conn, pkt: &Packet) {
+        self.board.record(pkt, conn.snd_una, conn.snd_max);
+    }
+
+    fn on_cumulative_ack(&mut self, n: u64) {
+        self.board.pop(n);
+    }
+
+    fn is_sacked(&self, snd_una: u64, seq: u64) -> bool {
+        self.board.is_sacked(snd_una, seq)
+    }
+
+    /// RFC 6675 §5 step 4: the `dupack_threshold`-th duplicate ACK, or earlier as soon as
+    /// `IsLost(snd_una)` (`dupack_threshold` segments above it are SACKed).
+    fn loss_detected(&self, conn: &Conn) -> bool {
+        conn.dupacks == conn.dupack_threshold
+            || (conn.dupacks < conn.dupack_threshold
+                && self.board.count >= conn.dupack_threshold as u64)
+    }
+
+    /// RFC 6675 §5 steps (4.2)-(4.3): `cwnd = ssthresh`, retransmit, then pipe-limited.
+    fn enter<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
+        conn.win.cwnd = conn.win.ssthresh as f64;
+        let seq = conn.snd_una;
+        self.high_rxt = seq + 1;
+        conn.transmit(now, seq, emit);
+        self.send(conn, now, emit);
+    }
+
+    fn on_dup_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        conn: &mut Conn,
+        now: SimTime,
+        emit: &mut F,
+    ) {
+        self.send(conn, now, emit);
+    }
+
+    /// RFC 6675 §5 step (C): restart the timer (RFC 6298 rule 5.3) and send what the pipe
+    /// allows.
+    fn on_partial_ack<F: FnMut(Packet) + ?Sized>(
+        &mut self,
+        conn: &mut Conn,
+        now: SimTime,
+        _newly: u64,
+        emit: &mut F,
+    ) -> bool {
+        conn.stats.partial_acks += 1;
+        conn.arm_timer(now);
+        self.send(conn, now, emit);
+        true
+    }
+
+    fn on_timeout(&mut self) {
+        self.high_rxt = 0;
+    }
+}
