@@ -11,6 +11,7 @@ this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aq
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, schema, validate
+from aqmlab.ns2 import crosscheck
 from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
 from aqmlab.results import Results
@@ -23,6 +24,7 @@ __all__ = [
     "ScenarioError",
     "__version__",
     "algorithms",
+    "crosscheck",
     "metrics",
     "replay",
     "run",

@@ -8,6 +8,7 @@
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
     aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
+    aqmlab crosscheck SCENARIO.toml [--seeds N] [--set ...] [--out DIR] [--jobs N] [--json]
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files. ``--out`` follows :mod:`aqmlab.output`: an existing file
@@ -71,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print only the summary JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     _add_force(p)
+    p.add_argument(
+        "--trace-flows",
+        default=None,
+        metavar="IDS",
+        help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet",
+    )
 
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
@@ -118,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--logx", action="store_true", help="logarithmic x axis")
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
 
+    _add_crosscheck(sub)
+
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
     p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
@@ -128,6 +137,41 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pool_options(p)
     _add_force(p)
     return parser
+
+
+def _add_crosscheck(sub: Any) -> None:
+    p = sub.add_parser(
+        "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
+    )
+    p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key by dotted path (as for run); repeatable",
+    )
+    p.add_argument("--seeds", type=int, default=3, help="seeds: the scenario's and the next N-1")
+    p.add_argument(
+        "--out", type=Path, default=None, help="directory (default: results/crosscheck/<stem>)"
+    )
+    p.add_argument("--jobs", type=int, default=None, help="parallel runs (default: cores)")
+    p.add_argument("--json", action="store_true", help="print crosscheck.json only")
+    p.add_argument("--no-plots", action="store_true", help="skip goodput_vs_rtt.png")
+    p.add_argument(
+        "--trace-flows",
+        default=None,
+        metavar="IDS",
+        help="trace these flow ids in both simulators (tcp_trace*.parquet, first divergence)",
+    )
+    p.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="also write ns-2's results as a reference file (tests/data/ns2/)",
+    )
 
 
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
@@ -163,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_plot(args)
         if args.command == "reproduce":
             return cmd_reproduce(args)
+        if args.command == "crosscheck":
+            return cmd_crosscheck(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
@@ -180,7 +226,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
+def _trace_ids(text: str | None) -> list[int]:
+    """``"0,5"`` → ``[0, 5]``; a bad list is a usage error naming the option."""
+    if not text:
+        return []
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ScenarioError(
+            f"--trace-flows: {text!r} (comma-separated flow ids, e.g. 0,5)"
+        ) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    ids = _trace_ids(args.trace_flows)
+    if ids:
+        args.overrides.append(f"trace={{ flows = {ids} }}")
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
     output.check_destination(out, force=args.force)
     res = api.run(args.scenario, set=args.overrides, seed=args.seed)
@@ -292,6 +353,36 @@ def cmd_plot(args: argparse.Namespace) -> int:
     out = args.out or args.runs.with_name(f"{args.y}_vs_{args.x}.png".replace("/", "_"))
     plots.save(fig, out)
     print(out)
+    return 0
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from aqmlab import ns2 as cc_mod
+    from aqmlab import report
+
+    try:
+        cc = cc_mod.crosscheck(
+            args.scenario,
+            seeds=args.seeds,
+            set=args.overrides,
+            jobs=args.jobs,
+            trace_flows=_trace_ids(args.trace_flows),
+        )
+    except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
+    cc.write(out, plots=not args.no_plots)
+    if args.record is not None:
+        from aqmlab.ns2 import reference
+
+        reference.record(
+            cc, args.record, scenario=args.scenario.as_posix(), overrides=args.overrides
+        )
+    if args.json:
+        print((out / "crosscheck.json").read_text(encoding="utf-8"))
+        return 0
+    report.print_crosscheck(cc.rows, title=cc.name, seeds=cc.seeds, out_dir=out)
     return 0
 
 

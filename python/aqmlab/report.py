@@ -129,3 +129,40 @@ def print_comparison(
     console.print(t)
     if out_dir is not None:
         console.print(f"results and comparison.png written to [bold]{out_dir}[/bold]")
+
+
+_VERDICT_STYLE = {"agree": "green", "within 10%": "yellow", "differs": "bold red", "n/a": "dim"}
+
+
+def print_crosscheck(
+    rows: list[dict[str, Any]],
+    *,
+    title: str,
+    seeds: list[int],
+    out_dir: Path | None = None,
+    console: Console | None = None,
+) -> None:
+    """aqmlab beside ns-2: one row per metric, mean [min-max] over seeds and the verdict."""
+    from aqmlab.ns2 import compare
+
+    console = console or Console()
+    t = Table(title=f"aqmlab vs ns-2.35: {title} (seeds {', '.join(map(str, seeds))})")
+    t.add_column("metric", style="bold")
+    t.add_column("aqmlab", justify="right")
+    t.add_column("ns-2", justify="right")
+    t.add_column("ratio", justify="right")
+    t.add_column("verdict")
+    for r in rows:
+        style = _VERDICT_STYLE.get(r["verdict"], "")
+        t.add_row(
+            r["label"],
+            compare.cell(r["aqmlab"]),
+            compare.cell(r["ns2"]),
+            compare.cell({"mean": r["ratio"], "values": [r["ratio"]]}),
+            f"[{style}]{r['verdict']}[/{style}]" if style else r["verdict"],
+        )
+    console.print(t)
+    if out_dir is not None:
+        console.print(
+            f"crosscheck.json, crosscheck.md and the ns-2 scripts in [bold]{out_dir}[/bold]"
+        )

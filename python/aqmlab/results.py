@@ -10,6 +10,7 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 ``groups.parquet`` per-group goodput per ``series_bin``, long format: t_s, group, goodput_mbps
 ``links.parquet``  per-link counters: arrivals, enqueued, dequeued, drops, marks, backlog, ...
 ``transfers.parquet`` completed web transfers: flow, group, start_s, duration_s
+``tcp_trace.parquet`` per-event TCP traces of the flows ``trace.flows`` names (empty otherwise)
 ``*.png``          queue.png, goodput_vs_rtt.png, group_goodput.png
 =================  ===========================================================================
 """
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pyarrow costs ~0.35 s to import: only when tables are built or written
     import pyarrow as pa
 
-TABLES = ("flows", "queue", "groups", "links", "transfers")
+TABLES = ("flows", "queue", "groups", "links", "transfers", "tcp_trace")
 
 
 def _to_arrow(columns: dict[str, Any]) -> pa.Table:
@@ -48,6 +49,7 @@ class Results:
     groups: pa.Table
     links: pa.Table
     transfers: pa.Table = field(default_factory=lambda: _to_arrow({}))
+    tcp_trace: pa.Table = field(default_factory=lambda: _to_arrow({}))
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod

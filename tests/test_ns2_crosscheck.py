@@ -1,0 +1,181 @@
+"""aqmlab beside ns-2.35: the scenario translation, the errors, the recorded references and
+(marked ``ns2``, skipped when `ns` is absent) live cross-checks against the real ns-2."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab.ns2 import compare, reference, runner, tcl
+from conftest import ROOT, run_cli
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REFERENCES = sorted((ROOT / "tests/data/ns2").glob("*.json"))
+NS = pytest.mark.skipif(
+    not runner.available(), reason="ns-2 not installed (apt-get install -y ns2)"
+)
+
+
+def _resolved(path: Path | str, *overrides: str) -> dict:
+    return tomllib.loads(aqmlab.validate(path, set=list(overrides)))
+
+
+def _flows(doc: dict) -> list[tcl.FlowRun]:
+    res = aqmlab.run(doc)
+    f = res.flows.to_pydict()
+    return [
+        tcl.FlowRun(i, 0, round(r * 1e6), s)
+        for i, r, s in zip(f["id"], f["rtt_ms"], f["start_s"], strict=True)
+    ]
+
+
+def test_script_sets_ns2_to_aqmlab_semantics():
+    doc = _resolved(ROOT / "scenarios/demo/red.toml", "duration=2s", "warmup=1s")
+    text = tcl.translate(doc, _flows(doc), seed=7).text
+    for line in (
+        "$defaultRNG seed 7",
+        "Agent/TCP set useHeaders_ false",
+        "Agent/TCP set timestamps_ true",
+        "Agent/TCP set ts_resetRTO_ true",
+        "Agent/TCP set singledup_ 0",
+        "Agent/TCP set syn_ false",
+        "Queue/RED set bytes_ false",
+        "Queue/RED set queue_in_bytes_ false",
+        "Queue/RED set mean_pktsize_ 1000",
+        "Queue/RED set gentle_ false",
+        "Queue/RED set thresh_ 5.0",
+        "Queue/RED set maxthresh_ 15.0",
+        "Queue/RED set linterm_ 10.0",
+        "Queue/RED set q_weight_ 0.002",
+        # RED holds `buffer` packets; DropTail (access links) drops when len + 1 >= limit.
+        "$ns queue-limit $r(R1) $r(R2) 100",
+        "$ns queue-limit $src(0) $r(R1) 1001",
+    ):
+        assert line in text, line
+    # The 30 flows' access delays are the ones aqmlab resolved: 5 ms ... 150 ms.
+    assert "$ns simplex-link $src(0) $r(R1) 100000000 0.005000000 DropTail" in text
+    assert "$ns simplex-link $src(29) $r(R1) 100000000 0.150000000 DropTail" in text
+
+
+def test_droptail_and_rem_limits_count_one_more_packet():
+    doc = _resolved(ROOT / "scenarios/crosscheck/demo_rem.toml", "duration=2s", "warmup=1s")
+    text = tcl.translate(doc, _flows(doc), seed=1).text
+    assert "$ns queue-limit $r(R1) $r(R2) 101" in text
+    assert "markpkts_ false" in text  # non-ECN flows: REM drops, as aqmlab does
+
+
+def test_drr_sources_hash_to_distinct_buckets():
+    doc = _resolved(ROOT / "scenarios/crosscheck/demo_drr.toml", "duration=2s", "warmup=1s")
+    script = tcl.translate(doc, _flows(doc), seed=1).text
+    ids = []
+    node = 0
+    for line in script.splitlines():
+        if line.endswith("[$ns node]"):
+            if line.startswith("set src("):
+                ids.append(node)
+            node += 1
+    assert len(ids) == 30
+    assert len({tcl._drr_bucket(i) for i in ids}) == 30
+
+
+@pytest.mark.parametrize(
+    ("override", "path"),
+    [
+        ('bottleneck.qdisc={ kind = "codel" }', "bottleneck.qdisc.kind"),
+        ("flows.0.tcp.rtt_label=min", "flows.0.tcp.rtt_label"),
+        ('bottleneck.qdisc={ kind = "drr", buckets = 4 }', "bottleneck.qdisc.buckets"),
+    ],
+)
+def test_what_ns2_lacks_is_named_by_key(override, path):
+    doc = _resolved(ROOT / "scenarios/demo/droptail.toml", override)
+    with pytest.raises(tcl.Unsupported) as e:
+        aqmlab.ns2.check_translatable(doc)
+    assert e.value.path == path
+
+
+def test_cli_unsupported_is_one_line_exit_2(tmp_path):
+    r = run_cli(
+        "crosscheck",
+        ROOT / "scenarios/demo/droptail.toml",
+        "--set",
+        'bottleneck.qdisc={ kind = "codel" }',
+        "--out",
+        tmp_path / "cc",
+    )
+    if not runner.available():
+        pytest.skip("ns-2 not installed: the missing-ns error comes first")
+    assert r.code == 2
+    assert r.stderr.strip().count("\n") == 0
+    assert 'bottleneck.qdisc.kind: "codel"' in r.stderr.replace("'", '"')
+    assert "droptail, red, ared, rem, drr" in r.stderr
+
+
+def test_missing_ns_names_the_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("AQMLAB_NS", str(tmp_path / "no-such-ns"))
+    with pytest.raises(runner.NsMissing, match="ns2"):
+        aqmlab.crosscheck(ROOT / "scenarios/demo/droptail.toml", seeds=1)
+    r = run_cli("crosscheck", ROOT / "scenarios/demo/droptail.toml", "--out", tmp_path / "x")
+    assert r.code == 2
+    assert "apt-get install -y ns2" in r.stderr
+
+
+def test_verdicts():
+    s = compare.spread
+    assert compare.verdict(s([1.0, 1.2]), s([1.1, 1.3])) == "agree"
+    assert compare.verdict(s([1.0, 1.01]), s([1.08, 1.09])) == "within 10%"
+    assert compare.verdict(s([1.0, 1.01]), s([1.3, 1.31])) == "differs"
+    assert compare.verdict(s([-0.90]), s([-0.86]), 0.05) == "within 10%"
+
+
+def test_there_are_ns2_references():
+    names = {p.stem for p in REFERENCES}
+    assert {"demo_droptail_reno", "demo_red_reno", "dumbbell_155mbps_100flows"} <= names
+
+
+@pytest.mark.parametrize("path", REFERENCES, ids=lambda p: p.stem)
+def test_aqmlab_agrees_with_recorded_ns2(path):
+    """Every metric within both simulators' seed spread or within 10 % of ns-2's."""
+    rows = reference.against(path, root=ROOT)
+    bad = [
+        f"{r['metric']}: aqmlab {compare.cell(r['aqmlab'])} vs ns-2 {compare.cell(r['ns2'])}"
+        for r in rows
+        if r["verdict"] == "differs"
+    ]
+    assert not bad, "; ".join(bad)
+
+
+@pytest.mark.ns2
+@NS
+def test_live_crosscheck_red_demo(tmp_path):
+    cc = aqmlab.crosscheck(
+        ROOT / "scenarios/demo/red.toml",
+        seeds=2,
+        set={"duration": "40s", "warmup": "10s"},
+        out=tmp_path / "cc",
+        plots=False,
+    )
+    verdicts = {r["metric"]: r["verdict"] for r in cc.rows}
+    for m in ("utilisation", "loss_rate", "queue_mean_pkts", "jain", "retransmits"):
+        assert verdicts[m] in ("agree", "within 10%"), (m, cc.row(m))
+    written = json.loads((tmp_path / "cc/crosscheck.json").read_text())
+    assert [r["seed"] for r in written["runs"]] == [1, 2]
+    assert (tmp_path / "cc/crosscheck.md").read_text().count("|") > 20
+    assert (tmp_path / "cc/ns2_seed1.tcl").exists()
+
+
+@pytest.mark.ns2
+@NS
+def test_live_ns2_seed_changes_results():
+    doc = _resolved(ROOT / "scenarios/demo/red.toml", "duration=10s", "warmup=2s")
+    flows = _flows(doc)
+    a = runner.run(tcl.translate(doc, flows, seed=1).text)
+    b = runner.run(tcl.translate(doc, flows, seed=2).text)
+    assert a.metrics["pdrops_"] != b.metrics["pdrops_"]  # RED's draws come from ns-2's RNG
