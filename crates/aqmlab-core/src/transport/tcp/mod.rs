@@ -88,8 +88,6 @@ pub struct TcpConfig {
     /// Loss recovery: `reno`, `newreno` or `sack` (RFC 2018 blocks, RFC 6675 pipe-based recovery;
     /// ns-2 `Sack1`, ns-3's default).
     pub variant: Variant,
-    /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`).
-    pub cc: CongestionControl,
     /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
     pub mss: u32,
     /// ACK size on the wire, bytes (40).
@@ -128,6 +126,9 @@ pub struct TcpConfig {
     /// What the sender writes into each data packet's RTT label: `srtt` for GREEN-Embedded
     /// (paper 000), `min` for Chablis (paper 002).
     pub rtt_label: RttLabel,
+    /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`). Declared last so
+    /// the fields' order (which a positional array would follow) predates it; arrays are rejected.
+    pub cc: CongestionControl,
 }
 
 impl Default for TcpConfig {
