@@ -24,7 +24,7 @@ def test_comparison_columns_and_headline_come_from_the_registry():
     headline = registry.metrics("run", headline=True)
     assert compare.COLUMNS[2:] == tuple(m.column for m in headline)
     rows = pages.headline(aqmlab.run(TINY).summary)
-    titles = set(rows["metric"])
+    titles = {metric for metric, _ in rows}
     for ms in registry.grouped(headline):
         if ms[0].key != "drops":
             assert registry.group_title(ms) in titles

@@ -60,5 +60,5 @@ def results_html(res: Results) -> str:
         svg = queue_svg(queue["t_s"].to_numpy(), queue["qlen_pkts"].to_numpy())
     return (
         f"<div><strong>aqmlab run: {pages.esc(res.name)}</strong>"
-        f"{pages.table(pages.headline(res.summary))}{svg}</div>"
+        f"{pages.rows_table(('metric', 'value'), pages.headline(res.summary))}{svg}</div>"
     )

@@ -42,7 +42,7 @@ fn validate(py: Python<'_>, toml_text: &str) -> PyResult<String> {
 
 /// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
 /// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
-/// `groups`, `links` and `transfers`.
+/// `groups`, `links`, `transfers` and `tcp_trace`.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
     let (resolved, out) = py
@@ -61,6 +61,7 @@ fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
         ("groups", &out.groups),
         ("links", &out.links),
         ("transfers", &out.transfers),
+        ("tcp_trace", &out.tcp_trace),
     ] {
         tables.set_item(name, table_to_dict(py, table)?)?;
     }

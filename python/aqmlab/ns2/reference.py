@@ -59,14 +59,14 @@ def load(path: str | Path) -> dict[str, Any]:
 
 def against(path: str | Path, *, root: str | Path = ".", jobs: int = 2) -> list[dict[str, Any]]:
     """aqmlab on the reference's scenario and seeds beside the recorded ns-2 runs."""
-    from aqmlab.ns2 import _aqmlab_metrics
+    from aqmlab.ns2 import _aqmlab_metrics, ns2_tcp_model
 
     ref = load(path)
     scenario = Path(root) / ref["scenario"]
 
     def one(seed: int) -> compare.RunMetrics:
         text, _ = api.prepare(scenario, set=ref["set"], seed=seed)
-        return _aqmlab_metrics(api.run(text))
+        return _aqmlab_metrics(api.run(ns2_tcp_model(text)))
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         aq = list(pool.map(one, ref["seeds"]))

@@ -250,13 +250,20 @@ fn build_flows(net: &Expanded, seed: u64) -> Vec<FlowRt> {
             let (source, sink) = match fl.kind {
                 FlowKind::Tcp => {
                     let limit = (fl.packets > 0).then_some(fl.packets);
+                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
                     (
-                        Source::tcp(id, &fl.tcp, limit),
+                        Source::tcp(id, &fl.tcp, limit, rng),
                         Sink::Tcp(Receiver::new(id, &fl.tcp)),
                     )
                 }
                 FlowKind::Web => (
-                    Source::web(id, &fl.tcp, fl.web.segments, fl.web.think_time),
+                    Source::web(
+                        id,
+                        &fl.tcp,
+                        fl.web.segments,
+                        fl.web.think_time,
+                        SimRng::new(seed, component::SOURCE_BASE + i as u64),
+                    ),
                     Sink::Tcp(Receiver::new(id, &fl.tcp)),
                 ),
                 FlowKind::UdpCbr => (Source::cbr(id, &fl.cbr), udp_sink()),
@@ -283,7 +290,15 @@ impl<O: Observer> Simulator<O> {
         let net = expand(scenario);
         let f = &scenario.file;
         let links = build_links(&net, scenario, options);
-        let flows = build_flows(&net, f.seed);
+        let mut flows = build_flows(&net, f.seed);
+        for &id in &f.trace.flows {
+            if let Some(s) = flows
+                .get_mut(id as usize)
+                .and_then(|fl| fl.source.sender_mut())
+            {
+                s.enable_trace();
+            }
+        }
         let mut events = EventQueue::new();
         for (i, fl) in net.flows.iter().enumerate() {
             for &(on, off) in &fl.active {

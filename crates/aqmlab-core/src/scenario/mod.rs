@@ -350,6 +350,24 @@ pub struct ScenarioFile {
     pub topology: Option<topology::Spec>,
     /// Flow groups (`[[flows]]`), at least one.
     pub flows: Vec<FlowGroup>,
+    /// Per-flow TCP traces on demand (`trace = { flows = [0, 5] }`); off when empty.
+    #[serde(default, skip_serializing_if = "TraceSpec::is_off")]
+    pub trace: TraceSpec,
+}
+
+/// `trace = { flows = [...] }`: the flow ids whose TCP sender records a per-event trace
+/// (`tcp_trace` table). Flow ids count from 0 across the groups in order, as in `flows`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceSpec {
+    /// Flow ids to trace, e.g. `[0, 5]`.
+    pub flows: Vec<u32>,
+}
+
+impl TraceSpec {
+    pub fn is_off(&self) -> bool {
+        self.flows.is_empty()
+    }
 }
 
 /// A validated scenario.
@@ -511,6 +529,15 @@ impl ScenarioFile {
                 "bottleneck.loss",
                 b.loss,
                 "a probability in [0, 1)",
+            )?;
+        }
+        let total: u64 = self.flows.iter().map(|g| g.count as u64).sum();
+        for (k, &id) in self.trace.flows.iter().enumerate() {
+            check(
+                (id as u64) < total,
+                &format!("trace.flows.{k}"),
+                id,
+                &format!("a flow id below {total} (ids count from 0 across the groups)"),
             )?;
         }
         check(

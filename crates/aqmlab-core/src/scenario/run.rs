@@ -12,6 +12,7 @@ use crate::error::ScenarioError;
 use crate::metrics::{Recorder, Summary, Table};
 use crate::scenario::Scenario;
 use crate::time::SimDuration;
+use crate::transport::tcp::TcpTrace;
 
 pub use crate::engine::EngineOptions;
 
@@ -35,6 +36,8 @@ pub struct RunOutput {
     pub links: Table,
     /// One row per completed web transfer: flow, group, start_s, duration_s.
     pub transfers: Table,
+    /// The per-event TCP traces of the flows `trace.flows` names (empty otherwise).
+    pub tcp_trace: Table,
     /// Events processed (for benchmarks; not part of the summary).
     pub events: u64,
 }
@@ -64,7 +67,8 @@ impl engine::Simulator<Recorder> {
     pub fn finish(mut self) -> RunOutput {
         self.run_until(self.world().end);
         let events = self.events_processed();
-        let (world, recorder) = self.into_parts();
+        let (mut world, recorder) = self.into_parts();
+        let tcp_trace = trace_table(&mut world);
         debug_assert!(world.links.iter().all(|l| {
             let c = l.counters(world.now);
             c.arrivals == c.dequeued + c.drops + c.backlog
@@ -80,9 +84,83 @@ impl engine::Simulator<Recorder> {
             groups: r.groups,
             links: r.links,
             transfers: r.transfers,
+            tcp_trace,
             events,
         }
     }
+}
+
+/// The traces the senders recorded, one table in flow order (see `transport::tcp::trace`).
+fn trace_table(world: &mut engine::World) -> Table {
+    use crate::metrics::Column;
+    let mut t = Table::new();
+    let traces: Vec<(u32, TcpTrace)> = world
+        .flows
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let tr = f.source.sender_mut()?.take_trace()?;
+            Some((i as u32, tr))
+        })
+        .collect();
+    if traces.is_empty() {
+        return t;
+    }
+    let f64s = |f: &dyn Fn(&TcpTrace) -> &Vec<f64>| {
+        Column::F64(
+            traces
+                .iter()
+                .flat_map(|(_, tr)| f(tr).iter().copied())
+                .collect(),
+        )
+    };
+    let i64s = |f: &dyn Fn(&TcpTrace) -> Vec<i64>| {
+        Column::I64(traces.iter().flat_map(|(_, tr)| f(tr)).collect())
+    };
+    t.push(
+        "flow",
+        Column::I64(
+            traces
+                .iter()
+                .flat_map(|(id, tr)| std::iter::repeat_n(*id as i64, tr.len()))
+                .collect(),
+        ),
+    );
+    t.push("t_s", f64s(&|tr| &tr.t_s));
+    t.push(
+        "event",
+        Column::Str(
+            traces
+                .iter()
+                .flat_map(|(_, tr)| tr.event.iter().map(|e| e.name().to_string()))
+                .collect(),
+        ),
+    );
+    t.push("cwnd", f64s(&|tr| &tr.cwnd));
+    t.push("ssthresh", f64s(&|tr| &tr.ssthresh));
+    t.push("srtt_s", f64s(&|tr| &tr.srtt_s));
+    t.push("rto_s", f64s(&|tr| &tr.rto_s));
+    t.push(
+        "backoff",
+        i64s(&|tr| tr.backoff.iter().map(|&v| v as i64).collect()),
+    );
+    t.push(
+        "retransmits",
+        i64s(&|tr| tr.retransmits.iter().map(|&v| v as i64).collect()),
+    );
+    t.push(
+        "timeouts",
+        i64s(&|tr| tr.timeouts.iter().map(|&v| v as i64).collect()),
+    );
+    t.push(
+        "snd_una",
+        i64s(&|tr| tr.snd_una.iter().map(|&v| v as i64).collect()),
+    );
+    t.push(
+        "in_recovery",
+        i64s(&|tr| tr.in_recovery.iter().map(|&v| v as i64).collect()),
+    );
+    t
 }
 
 /// Convenience for benchmarks: total simulated duration of a scenario.

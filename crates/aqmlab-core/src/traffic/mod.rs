@@ -66,15 +66,22 @@ static NO_STATS: SenderStats = SenderStats {
 };
 
 impl Source {
-    pub fn tcp(flow: FlowId, cfg: &TcpConfig, limit: Option<u64>) -> Source {
+    /// A TCP source; `rng` is the flow's own stream (send delays of `tcp.overhead`).
+    pub fn tcp(flow: FlowId, cfg: &TcpConfig, limit: Option<u64>, rng: SimRng) -> Source {
         Source::Tcp {
-            sender: Sender::new(flow, cfg),
+            sender: Sender::new(flow, cfg).with_rng(rng),
             limit,
         }
     }
-    pub fn web(flow: FlowId, cfg: &TcpConfig, segments: u64, think: SimDuration) -> Source {
+    pub fn web(
+        flow: FlowId,
+        cfg: &TcpConfig,
+        segments: u64,
+        think: SimDuration,
+        rng: SimRng,
+    ) -> Source {
         Source::Web {
-            sender: Sender::new(flow, cfg),
+            sender: Sender::new(flow, cfg).with_rng(rng),
             segments,
             think,
             fetch_started: SimTime::ZERO,
@@ -220,6 +227,14 @@ impl Source {
     }
 
     /// TCP sender statistics (zeros for UDP sources).
+    /// The TCP sender of a `tcp` or `web` source.
+    pub fn sender_mut(&mut self) -> Option<&mut Sender> {
+        match self {
+            Source::Tcp { sender, .. } | Source::Web { sender, .. } => Some(sender),
+            _ => None,
+        }
+    }
+
     pub fn tcp_stats(&self) -> &SenderStats {
         match self {
             Source::Tcp { sender, .. } | Source::Web { sender, .. } => sender.stats(),

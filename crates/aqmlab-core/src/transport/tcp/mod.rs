@@ -28,6 +28,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod sender;
+pub mod trace;
 #[cfg(test)]
 mod wire;
 
@@ -35,6 +36,7 @@ pub use congestion::CongestionControl;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};
+pub use trace::{TcpTrace, TraceEvent};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,6 +67,25 @@ pub enum EcnCodepoint {
     Ect0,
     /// ECT(1): an L4S (scalable) sender, RFC 9331; a DualPI2 queue classifies it as L4S.
     Ect1,
+}
+
+/// Which reading the sender follows where ns-2's agents and the RFCs differ (see
+/// `docs/validation.md`, "Beside ns-2"). Each difference was found by tracing both simulators
+/// on the same dumbbell to their first divergence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpModel {
+    /// ns-2.35's `Agent/TCP` (the papers' simulator): `ssthresh = ⌊W/2⌋` from the window
+    /// (`precisionReduce_`), `cwnd = W/2` kept fractional through recovery and opened once on
+    /// the ACK that ends it, the fast-retransmit gate `highest_ack_ > recover_`, RTT samples in
+    /// clock ticks with a truncated RTO (`rtt_update`), no sample from a partial ACK.
+    Ns2,
+    /// The RFC readings: `ssthresh = FlightSize/2` (RFC 5681 eq. 4), `cwnd = ssthresh` after
+    /// recovery, the gate `snd_una >= recover` (RFC 6582), RFC 6298 arithmetic on exact samples
+    /// with the RTO rounded up to ticks, a sample from every ACK of new data. The default until
+    /// the reproductions and ns-3 comparisons are re-measured under `ns2`.
+    #[default]
+    Rfc,
 }
 
 /// What the sender writes into each data packet's RTT label (for GREEN-Embedded and Chablis).
@@ -126,6 +147,13 @@ pub struct TcpConfig {
     /// What the sender writes into each data packet's RTT label: `srtt` for GREEN-Embedded
     /// (paper 000), `min` for Chablis (paper 002).
     pub rtt_label: RttLabel,
+    /// ns2 | rfc: where ns-2's agents and the RFCs differ, which one the sender follows.
+    pub model: TcpModel,
+    /// ns-2's `overhead_`: a send triggered by an ACK or a timeout waits a uniform random time
+    /// in `[0, overhead)` drawn from the flow's own random stream (0 = send at once). Breaks
+    /// exact ties between flows (phase effects on DropTail); retransmissions on duplicate and
+    /// partial ACKs are not delayed, as in ns-2.
+    pub overhead: SimDuration,
     /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`). Declared last so
     /// the fields' order (which a positional array would follow) predates it; arrays are rejected.
     pub cc: CongestionControl,
@@ -152,6 +180,8 @@ impl Default for TcpConfig {
             ecn_backoff: true,
             ecn_codepoint: EcnCodepoint::Ect0,
             rtt_label: RttLabel::None,
+            model: TcpModel::Rfc,
+            overhead: SimDuration::ZERO,
         }
     }
 }
@@ -214,6 +244,12 @@ impl TcpConfig {
             "ecn",
             self.ecn,
             "true when cc = \"dctcp\" (DCTCP reacts to ECN marks)",
+        )?;
+        check(
+            self.overhead <= SimDuration::from_secs(1),
+            "overhead",
+            self.overhead,
+            "at most 1s (ns-2 users pick about one bottleneck packet time)",
         )?;
         check(
             self.delack_interval >= crate::time::MIN_TIMER_PERIOD,

@@ -20,6 +20,16 @@
 //! quantise the samples themselves to ticks, only the resulting RTO (the brief's reading of
 //! "RTO rounded up to `clock_granularity` ticks").
 //!
+//! ns-2's arithmetic (`RttEstimator::ns2`, `tcp.model = "ns2"`, the default): `tcp.cc`
+//! `rtt_update`/`rtt_timeout`/`rtt_backoff` in integer clock ticks. Each sample is rounded to
+//! the nearest tick (at least 1); `t_srtt` holds 8·SRTT and `t_rttvar` 4·RTTVAR in ticks
+//! (first sample: SRTT = R, RTTVAR = R/2; then `δ = R − t_srtt/8`, `t_srtt += δ`,
+//! `t_rttvar += |δ| − t_rttvar/4`, each at least 1); `RTO = ⌊(t_srtt + 8·t_rttvar)/8⌋` ticks
+//! (SRTT + 4·RTTVAR truncated), raised to `min_rto` before the backoff multiplies it, capped at
+//! `max_rto`, at least two ticks. A backoff doubles while below 64 or while the backed-off RTO
+//! is below `max_rto`; past 8 the SRTT is folded into RTTVAR and forgotten (the next sample
+//! starts afresh).
+//!
 //! Parameters (from `TcpConfig`): `min_rto` (default 200 ms = ns-2 `minrto_`; RFC 6298 says 1 s),
 //! `max_rto` (60 s = ns-2 `maxrto_`), `initial_rto` (3 s = ns-2 `rtxcur_init_`; RFC 6298 recommends
 //! 1 s), `clock_granularity` (10 ms = ns-2 `tcpTick_`).
@@ -64,6 +74,17 @@ pub struct RttEstimator {
     /// Backoff multiplier, 1 when not backed off.
     backoff: u32,
     samples: u64,
+    /// ns-2's tick arithmetic (`Some`), or RFC 6298 on exact samples (`None`).
+    ticks: Option<Ns2Ticks>,
+}
+
+/// ns-2's estimator state, in clock ticks (`tcp.cc` `t_srtt_`, `t_rttvar_`, `t_rtxcur_`).
+#[derive(Clone, Debug, Default)]
+struct Ns2Ticks {
+    /// 8 x SRTT, ticks; 0 = no estimate.
+    srtt8: i64,
+    /// 4 x RTTVAR, ticks.
+    rttvar4: i64,
 }
 
 impl RttEstimator {
@@ -84,13 +105,58 @@ impl RttEstimator {
             rto: initial_rto.min(max_rto),
             backoff: 1,
             samples: 0,
+            ticks: None,
         }
+    }
+
+    /// ns-2's estimator (`tcp.cc`): tick-rounded samples, truncated RTO (module docs).
+    pub fn ns2(
+        min_rto: SimDuration,
+        max_rto: SimDuration,
+        initial_rto: SimDuration,
+        granularity: SimDuration,
+    ) -> RttEstimator {
+        RttEstimator {
+            ticks: Some(Ns2Ticks::default()),
+            ..RttEstimator::new(min_rto, max_rto, initial_rto, granularity)
+        }
+    }
+
+    /// ns-2 `rtt_update`: updates the tick state and `self.rto` (the unclamped `t_rtxcur_`).
+    fn sample_ns2(&mut self, r: SimDuration) {
+        let g = self.granularity.0.max(1);
+        let t = self.ticks.get_or_insert_with(Ns2Ticks::default);
+        let rtt = (((r.0 + g / 2) / g) as i64).max(1); // int(tao / tick + 0.5)
+        if t.srtt8 != 0 {
+            let mut delta = rtt - (t.srtt8 >> 3);
+            t.srtt8 += delta;
+            if t.srtt8 <= 0 {
+                t.srtt8 = 1;
+            }
+            delta = delta.abs() - (t.rttvar4 >> 2);
+            t.rttvar4 += delta;
+            if t.rttvar4 <= 0 {
+                t.rttvar4 = 1;
+            }
+        } else {
+            t.srtt8 = rtt << 3;
+            t.rttvar4 = rtt << 1;
+        }
+        // ((t_rttvar << (rttvar_exp_ + T_SRTT_BITS - T_RTTVAR_BITS)) + t_srtt) >> T_SRTT_BITS
+        let rto_ticks = ((t.rttvar4 << 3) + t.srtt8) >> 3;
+        self.srtt = Some(SimDuration(t.srtt8 as u64 * g / 8));
+        self.rttvar = SimDuration(t.rttvar4 as u64 * g / 4);
+        self.rto = SimDuration(rto_ticks as u64 * g);
     }
 
     /// Feeds one RTT sample (RFC 6298 2.2/2.3) and recomputes the base RTO.
     pub fn sample(&mut self, r: SimDuration) {
         self.samples += 1;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        if self.ticks.is_some() {
+            self.sample_ns2(r);
+            return;
+        }
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -114,6 +180,12 @@ impl RttEstimator {
 
     /// The timeout to arm now: base RTO times the backoff, capped at `max_rto`.
     pub fn rto(&self) -> SimDuration {
+        if self.ticks.is_some() {
+            // ns-2 `rtt_timeout` (rfc2988_): min_rto is applied before the backoff.
+            let base = self.rto.0.max(self.min_rto.0);
+            let t = base.saturating_mul(self.backoff as u64).min(self.max_rto.0);
+            return SimDuration(t.max(2 * self.granularity.0));
+        }
         SimDuration(
             self.rto
                 .0
@@ -129,6 +201,19 @@ impl RttEstimator {
 
     /// Doubles the backoff after a timeout (capped at [`MAX_BACKOFF`]).
     pub fn back_off(&mut self) {
+        if self.ticks.is_some() {
+            // ns-2 `rtt_backoff`.
+            if self.backoff < MAX_BACKOFF || self.rto() < self.max_rto {
+                self.backoff = self.backoff.saturating_mul(2);
+            }
+            if self.backoff > 8 {
+                if let Some(t) = self.ticks.as_mut() {
+                    t.rttvar4 += t.srtt8 >> 3;
+                    t.srtt8 = 0;
+                }
+            }
+            return;
+        }
         self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
     }
 
@@ -256,5 +341,35 @@ mod tests {
         assert_eq!(capped.rto(), ms(1_000));
         e.reset_backoff();
         assert_eq!(e.rto(), ms(300));
+    }
+
+    #[test]
+    fn ns2_arithmetic_in_ticks() {
+        // tcp.cc rtt_update by hand, tick 10 ms: 100 ms -> t_rtt 10, t_srtt 80, t_rttvar 20,
+        // RTO ((20 << 3) + 80) >> 3 = 30 ticks.
+        let mut e = RttEstimator::ns2(ms(200), ms(60_000), ms(3_000), ms(10));
+        assert_eq!(e.rto(), ms(3_000), "rtxcur_init_ before a sample");
+        e.sample(ms(100));
+        assert_eq!(e.base_rto(), ms(300));
+        assert_eq!(e.srtt(), Some(ms(100)));
+        // 124 ms rounds to 12 ticks: delta 2, t_srtt 82, t_rttvar 20 + 2 - 5 = 17,
+        // RTO (136 + 82) >> 3 = 27 ticks (truncated).
+        e.sample(ms(124));
+        assert_eq!(e.base_rto(), ms(270));
+        assert_eq!(e.rto(), ms(270));
+        // A short path: min_rto applies before the backoff multiplies it.
+        let mut short = RttEstimator::ns2(ms(200), ms(60_000), ms(3_000), ms(10));
+        short.sample(ms(12));
+        assert_eq!(short.base_rto(), ms(30));
+        assert_eq!(short.rto(), ms(200));
+        short.back_off();
+        assert_eq!(short.rto(), ms(400));
+        // Past a backoff of 8 the SRTT is forgotten: the next sample starts afresh.
+        for _ in 0..3 {
+            short.back_off();
+        }
+        assert_eq!(short.backoff(), 16);
+        short.sample(ms(500));
+        assert_eq!(short.srtt(), Some(ms(500)));
     }
 }

@@ -77,12 +77,14 @@
 //! own (`recovery/{reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed.
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
+use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
 use super::congestion::{self, Ack, AckSeen, AnyController, Window};
 use super::recovery::{AnyRecovery, Recovery};
 use super::rtt::RttEstimator;
-use super::{EcnCodepoint, RttLabel, TcpConfig};
+use super::trace::{TcpTrace, TraceEvent};
+use super::{EcnCodepoint, RttLabel, TcpConfig, TcpModel};
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -160,6 +162,23 @@ pub(super) struct Conn {
     /// ns-2 `ecn_backoff_`: the last ECN response found the window at one segment already.
     pub(super) ecn_backoff: bool,
     pub(super) stats: SenderStats,
+    /// ns-2's agents or the RFCs where they differ (`TcpConfig::model`).
+    pub(super) model: TcpModel,
+    /// ns-2's `cwnd_` during fast recovery (`TcpModel::Ns2`): half the window at the loss,
+    /// fractional, deflated by NewReno partial ACKs beyond `dupwnd`.
+    pub(super) recovery_cwnd: f64,
+    /// ns-2's `dupwnd_`: the inflation of a Reno/NewReno window in recovery, in segments.
+    pub(super) dupwnd: u64,
+    /// `TcpConfig::overhead` (0 = sends are not delayed).
+    overhead: SimDuration,
+    /// The flow's own random stream for the send delays (`with_rng`).
+    jitter: Option<SimRng>,
+    /// A delayed send is due then (ns-2's `delsnd_timer_`).
+    send_due: Option<SimTime>,
+    /// Sending from the delayed-send timer: nothing is delayed again (ns-2 `force`).
+    forcing: bool,
+    /// Per-event trace of this sender (`enable_trace`), None when off.
+    trace: Option<Box<TcpTrace>>,
 }
 
 impl Sender {
@@ -198,21 +217,69 @@ impl Sender {
             recover: 0,
             last_response_ecn: false,
             cwr_pending: false,
-            rtt: RttEstimator::new(
-                cfg.min_rto,
-                cfg.max_rto,
-                cfg.initial_rto,
-                cfg.clock_granularity,
-            ),
+            rtt: match cfg.model {
+                TcpModel::Ns2 => RttEstimator::ns2(
+                    cfg.min_rto,
+                    cfg.max_rto,
+                    cfg.initial_rto,
+                    cfg.clock_granularity,
+                ),
+                TcpModel::Rfc => RttEstimator::new(
+                    cfg.min_rto,
+                    cfg.max_rto,
+                    cfg.initial_rto,
+                    cfg.clock_granularity,
+                ),
+            },
             rto_deadline: None,
             ecn_hold: None,
             ecn_backoff: false,
             stats: SenderStats::default(),
+            model: cfg.model,
+            recovery_cwnd: 0.0,
+            dupwnd: 0,
+            overhead: cfg.overhead,
+            jitter: None,
+            send_due: None,
+            forcing: false,
+            trace: None,
         };
         Sender {
             conn,
             cc: AnyController::new(cfg.cc),
             recovery: AnyRecovery::new(cfg.variant),
+        }
+    }
+
+    /// Gives the sender its own random stream, for the send delays of `TcpConfig::overhead`.
+    pub fn with_rng(mut self, rng: SimRng) -> Sender {
+        self.conn.jitter = Some(rng);
+        self
+    }
+
+    /// Records one row per ACK and timeout from now on (`take_trace`).
+    pub fn enable_trace(&mut self) {
+        self.conn.trace = Some(Box::default());
+    }
+
+    /// The trace recorded so far (None unless `enable_trace`).
+    pub fn take_trace(&mut self) -> Option<TcpTrace> {
+        self.conn.trace.take().map(|b| *b)
+    }
+
+    fn record(&mut self, now: SimTime, event: TraceEvent) {
+        let c = &mut self.conn;
+        if let Some(t) = c.trace.as_mut() {
+            t.push(
+                now,
+                event,
+                c.win.cwnd,
+                c.win.ssthresh,
+                &c.rtt,
+                &c.stats,
+                c.snd_una,
+                c.in_recovery,
+            );
         }
     }
 
@@ -331,8 +398,14 @@ impl Sender {
 
         if ack > c.snd_una {
             self.on_new_ack(now, pkt, reduced, emit);
+            if self.conn.trace.is_some() {
+                self.record(now, TraceEvent::Ack);
+            }
         } else if c.snd_una < c.snd_max {
             self.on_dup_ack(now, emit);
+            if self.conn.trace.is_some() {
+                self.record(now, TraceEvent::DupAck);
+            }
         }
     }
 
@@ -351,8 +424,14 @@ impl Sender {
         if c.snd_nxt < ack {
             c.snd_nxt = ack;
         }
-        c.rtt.sample(now.since(pkt.ts_echo));
-        c.stats.rtt_samples += 1;
+        // ns-2 takes no sample from a partial ACK (NewReno `partialnewack`, Sack1): it does
+        // not go through `newack()`. Reno leaves recovery on it, so it is a new ACK there.
+        let partial =
+            c.in_recovery && ack < c.recover && !matches!(self.recovery, AnyRecovery::Reno(_));
+        if c.model == TcpModel::Rfc || !partial {
+            c.rtt.sample(now.since(pkt.ts_echo));
+            c.stats.rtt_samples += 1;
+        }
         // ns-2 `newack()`: the backoff ends on new data, except while ECN-Echo keeps arriving at
         // a window of one segment; an ACK without ECE ends that state (`recv_newack_helper`).
         if !(c.ecn_backoff && pkt.ece) {
@@ -368,8 +447,28 @@ impl Sender {
             }
             // Reno: any new ACK; NewReno and SACK: a full ACK (RFC 5681 §3.2 step 6).
             c.in_recovery = false;
-            c.win.cwnd = c.win.ssthresh as f64;
             c.dupacks = 0;
+            c.dupwnd = 0;
+            c.win.cwnd = match (c.model, &self.recovery) {
+                (TcpModel::Rfc, _) => c.win.ssthresh as f64,
+                // ns-2 Sack1 leaves through `newack()` alone: cwnd_ stays W/2.
+                (TcpModel::Ns2, AnyRecovery::Sack(_)) => c.recovery_cwnd,
+                // ns-2 Reno/Newreno: dupwnd_ = 0, then `opencwnd()` on this ACK.
+                (TcpModel::Ns2, _) => {
+                    let mut w = Window {
+                        cwnd: c.recovery_cwnd.max(1.0),
+                        ssthresh: c.win.ssthresh,
+                    };
+                    let info = Ack {
+                        now,
+                        newly_acked: newly,
+                        ece: pkt.ece,
+                        min_rtt: c.rtt.min_rtt(),
+                    };
+                    self.cc.inner_mut().on_ack(&mut w, &info);
+                    w.cwnd
+                }
+            };
         } else {
             c.dupacks = 0;
             // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
@@ -401,10 +500,23 @@ impl Sender {
         if c.in_recovery {
             self.recovery.on_dup_ack(c, now, emit);
         } else if self.recovery.loss_detected(c) {
-            if c.snd_una >= c.recover {
-                // RFC 5681 §3.2 steps 2-3.
-                let flight = c.snd_nxt - c.snd_una;
-                self.cc.inner_mut().on_loss(&mut c.win, flight);
+            // A new loss, not one of a window already responded to: RFC 6582 `snd_una >=
+            // recover`, or ns-2's one segment stricter `highest_ack_ > recover_` (which keeps
+            // the duplicate ACKs of a go-back-N resend from starting a recovery) with its
+            // exception for a loss of the first segment after the first (`bugfix_ss_`).
+            let new_loss = match c.model {
+                TcpModel::Rfc => c.snd_una >= c.recover,
+                TcpModel::Ns2 => c.snd_una > c.recover || c.snd_una == 1,
+            };
+            if new_loss {
+                // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size; ns-2 `slowdown`
+                // (precisionReduce_): from the window, cwnd_ = W/2 kept fractional.
+                let basis = match c.model {
+                    TcpModel::Rfc => c.snd_nxt - c.snd_una,
+                    TcpModel::Ns2 => congestion::usable_window(c.win.cwnd, c.max_window),
+                };
+                c.recovery_cwnd = c.capped_cwnd() / 2.0;
+                self.cc.inner_mut().on_loss(&mut c.win, basis);
                 c.recover = c.snd_max;
                 self.enter_recovery(now, emit);
             } else if c.last_response_ecn {
@@ -426,6 +538,13 @@ impl Sender {
 
     /// Handles the retransmission timer; call when `now >= next_timer()`.
     pub fn on_timer<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
+        if self.conn.send_due.is_some_and(|d| now >= d) {
+            // ns-2's delayed-send timeout: send what the window allows, without a new delay.
+            self.conn.send_due = None;
+            self.conn.forcing = true;
+            self.send_much(now, emit);
+            self.conn.forcing = false;
+        }
         if self.conn.ecn_hold.is_some_and(|h| now >= h) {
             self.conn.ecn_hold = None;
             self.send_much(now, emit);
@@ -440,8 +559,21 @@ impl Sender {
             return;
         }
         c.stats.timeouts += 1;
-        let flight = c.snd_nxt - c.snd_una;
-        self.cc.inner_mut().on_timeout(&mut c.win, flight);
+        let basis = match c.model {
+            TcpModel::Rfc => c.snd_nxt - c.snd_una,
+            // ns-2 `slowdown` from `windowd()`; Reno's `timeout()` first clears `dupwnd_`, so
+            // in recovery that is cwnd_ (W/2, deflated), not the inflated window.
+            TcpModel::Ns2 => {
+                let w = if c.in_recovery {
+                    c.recovery_cwnd
+                } else {
+                    c.win.cwnd
+                };
+                congestion::usable_window(w, c.max_window)
+            }
+        };
+        c.dupwnd = 0;
+        self.cc.inner_mut().on_timeout(&mut c.win, basis);
         c.in_recovery = false;
         c.dupacks = 0;
         c.last_response_ecn = false;
@@ -450,14 +582,18 @@ impl Sender {
         c.rtt.back_off();
         c.snd_nxt = c.snd_una;
         self.send_much(now, emit);
+        if self.conn.trace.is_some() {
+            self.record(now, TraceEvent::Timeout);
+        }
     }
 
     /// The retransmission deadline, if armed.
     pub fn next_timer(&self) -> Option<SimTime> {
-        match (self.conn.rto_deadline, self.conn.ecn_hold) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let c = &self.conn;
+        [c.rto_deadline, c.ecn_hold, c.send_due]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn stats(&self) -> &SenderStats {
@@ -550,6 +686,15 @@ impl Conn {
         }
     }
 
+    /// `min(cwnd, max_window)`, fractional (ns-2 `windowd()` outside recovery).
+    pub(super) fn capped_cwnd(&self) -> f64 {
+        if self.max_window == 0 {
+            self.win.cwnd
+        } else {
+            self.win.cwnd.min(self.max_window as f64)
+        }
+    }
+
     pub(super) fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
@@ -566,6 +711,16 @@ impl Conn {
         }
         let win = congestion::usable_window(self.win.cwnd, self.max_window);
         let end = self.snd_una.saturating_add(win).min(self.limit);
+        if self.overhead.0 > 0 && !self.forcing && self.snd_nxt < end {
+            // ns-2 `overhead_`: wait a uniform random time before sending (one pending delay
+            // at a time; the delayed send then sends all the window allows).
+            if self.send_due.is_none() {
+                let u = self.jitter.as_mut().map_or(0.5, SimRng::uniform);
+                let wait = (self.overhead.0 as f64 * u) as u64;
+                self.send_due = Some(now + SimDuration(wait));
+            }
+            return;
+        }
         while self.snd_nxt < end {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
@@ -618,6 +773,7 @@ impl Conn {
 
 #[cfg(test)]
 mod tests {
+    use super::super::trace::TraceEvent;
     use super::super::wire::{Fate, Wire};
     use super::super::Variant;
     use super::*;
@@ -700,10 +856,16 @@ mod tests {
 
     /// Steps until `end`, checking the fast-recovery entry and exit against RFC 5681:
     /// returns the ssthresh set at entry.
-    fn run_checking_recovery(w: &mut Wire, end: SimTime) -> Option<u64> {
+    /// Steps `w` to `end`, checking each entry into and exit from fast recovery against the
+    /// sender's model: RFC 5681 (`ssthresh = flight/2`, leave with `cwnd = ssthresh`) or ns-2
+    /// (`ssthresh = ⌊W/2⌋` of the window, leave with `W/2` opened once by `1/(W/2)` for
+    /// Reno/NewReno, or just `W/2` for SACK; `W/2` is fractional, so between `ssthresh` and
+    /// `ssthresh + 2`).
+    fn run_checking_recovery(w: &mut Wire, end: SimTime, model: TcpModel) -> Option<u64> {
         let mut entered = None;
         loop {
             let flight_before = w.sender.snd_nxt() - w.sender.snd_una();
+            let cwnd_before = w.sender.cwnd();
             let frs_before = w.sender.stats().fast_retransmits;
             let was_in = w.sender.in_recovery();
             if !w.step(end) {
@@ -711,13 +873,20 @@ mod tests {
             }
             if w.sender.stats().fast_retransmits > frs_before {
                 let ss = w.sender.ssthresh().unwrap();
-                assert_eq!(ss, (flight_before / 2).max(2));
+                let basis = match model {
+                    TcpModel::Rfc => flight_before,
+                    TcpModel::Ns2 => cwnd_before.floor() as u64,
+                };
+                assert_eq!(ss, (basis / 2).max(2));
                 assert!(w.sender.in_recovery());
                 entered.get_or_insert(ss);
             }
             if was_in && !w.sender.in_recovery() && w.sender.stats().timeouts == 0 {
-                // Deflate to ssthresh on leaving.
-                assert_eq!(w.sender.cwnd(), w.sender.ssthresh().unwrap() as f64);
+                let (ss, cwnd) = (w.sender.ssthresh().unwrap() as f64, w.sender.cwnd());
+                match model {
+                    TcpModel::Rfc => assert_eq!(cwnd, ss, "deflate to ssthresh on leaving"),
+                    TcpModel::Ns2 => assert!(ss <= cwnd && cwnd < ss + 2.0, "{ss} {cwnd}"),
+                }
             }
         }
         entered
@@ -746,7 +915,7 @@ mod tests {
         let ss = w.sender.ssthresh().unwrap();
         // The loss happened in CA with a window of about 18-20 segments.
         assert!((8..=11).contains(&ss), "{ss}");
-        run_checking_recovery(&mut w, at(3_000));
+        run_checking_recovery(&mut w, at(3_000), cfg.model);
         let s = w.sender.stats();
         assert_eq!(s.fast_retransmits, 1);
         assert_eq!(s.timeouts, 0);
@@ -777,7 +946,7 @@ mod tests {
         let mut w = Wire::new(&cfg, ms(30));
         w.drop_first_tx_of(&[100, 102, 104]);
         w.start(None);
-        run_checking_recovery(&mut w, at(3_000));
+        run_checking_recovery(&mut w, at(3_000), cfg.model);
         let d = w.receiver.delivered_segments();
         assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
         assert!(d > 300);
@@ -908,6 +1077,7 @@ mod tests {
     fn rto_backs_off_exponentially_and_resets() {
         let cfg = TcpConfig {
             max_window: 10,
+            model: TcpModel::Rfc,
             ..TcpConfig::default()
         };
         let mut w = Wire::new(&cfg, ms(50));
@@ -957,6 +1127,128 @@ mod tests {
         assert_eq!(w.sender.rtt().backoff(), 1);
         assert!(w.sender.snd_una() > una);
         assert!(w.sender.next_timer().unwrap() <= w.now + ms(200));
+    }
+
+    #[test]
+    fn ns2_rto_backs_off_until_max_rto() {
+        // ns-2 `rtt_backoff` (rfc2988_): the backoff keeps doubling past 64 while the backed-off
+        // RTO is below maxrto_, so the gaps grow to 60 s; min_rto applies before the backoff.
+        let cfg = TcpConfig {
+            max_window: 10,
+            ..TcpConfig::default()
+        };
+        assert_eq!(cfg.model, TcpModel::Ns2);
+        let mut w = Wire::new(&cfg, ms(50));
+        w.start(None);
+        w.run_until(at(2_000));
+        assert_eq!(w.sender.rtt().rto(), ms(200));
+        w.fate = Box::new(|_, _| Fate::Drop);
+        w.run_until(at(400_000));
+        let una = w.sender.snd_una();
+        let times: Vec<SimTime> = w
+            .sent
+            .iter()
+            .filter(|s| s.seq == una)
+            .map(|s| s.t)
+            .collect();
+        let gaps: Vec<SimDuration> = times[1..].windows(2).map(|p| p[1] - p[0]).collect();
+        for (i, g) in gaps.iter().enumerate() {
+            let want = SimDuration((200_000_000u64 << (i + 1)).min(60_000_000_000));
+            assert_eq!(*g, want, "gap {i}");
+        }
+        assert!(gaps.len() >= 10, "{gaps:?}");
+    }
+
+    #[test]
+    fn ns2_timeout_after_reno_partial_exit_halves_the_window_not_the_flight() {
+        // Reno leaves recovery on the first partial ACK with about W/2 segments of window and
+        // about W in flight; the timeout that repairs the next hole halves the window (ns-2
+        // `slowdown` from `windowd()`), not the flight (RFC 5681 eq. 4). The RFC reading set
+        // ssthresh twice as high and overshot the next slow start (docs/validation.md).
+        for (model, expect_window) in [(TcpModel::Ns2, true), (TcpModel::Rfc, false)] {
+            let cfg = TcpConfig {
+                initial_ssthresh: 16,
+                model,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            w.drop_first_tx_of(&[100, 102, 104]);
+            w.start(None);
+            let (mut cwnd, mut flight) = (0.0, 0);
+            while w.step(at(3_000)) && w.sender.stats().timeouts == 0 {
+                cwnd = w.sender.cwnd();
+                flight = w.sender.snd_nxt() - w.sender.snd_una();
+            }
+            assert_eq!(w.sender.stats().timeouts, 1);
+            let want = if expect_window {
+                cwnd.floor() as u64 / 2
+            } else {
+                flight / 2
+            };
+            assert_eq!(w.sender.ssthresh(), Some(want.max(2)), "{model:?}");
+            assert!(flight as f64 > cwnd + 3.0, "flight {flight} cwnd {cwnd}");
+        }
+    }
+
+    #[test]
+    fn overhead_delays_sends_by_a_random_fraction() {
+        // ns-2 `overhead_`: a send triggered by an ACK waits U[0, overhead); the fast
+        // retransmission does not. Each flow's delays come from its own stream.
+        let cfg = TcpConfig {
+            overhead: ms(5),
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let run = |seed: u64| {
+            let mut w = Wire::new(&cfg, ms(20));
+            w.sender = Sender::new(1, &cfg).with_rng(SimRng::new(seed, 7));
+            w.drop_first_tx_of(&[60]);
+            w.start(None);
+            w.run_until(at(2_000));
+            w
+        };
+        let w = run(1);
+        // Without delay every send happens at an ACK arrival: 40 ms multiples of the start
+        // (RTT 40 ms, no bottleneck); with it, sends leave off that grid, by less than 5 ms.
+        let off: Vec<u64> = w.sent.iter().map(|s| s.t.0 % 1_000_000).collect();
+        assert!(off.iter().filter(|&&o| o != 0).count() > w.sent.len() / 2);
+        assert_eq!(w.sender.stats().fast_retransmits, 1);
+        assert!(w.sender.stats().segments_sent > 300);
+        let again = run(1);
+        let other = run(2);
+        let times = |w: &Wire| w.sent.iter().map(|s| s.t).collect::<Vec<_>>();
+        assert_eq!(times(&w), times(&again), "same stream, same delays");
+        assert_ne!(times(&w), times(&other));
+    }
+
+    #[test]
+    fn trace_records_acks_and_timeouts_only_when_enabled() {
+        let cfg = TcpConfig {
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        w.sender.enable_trace();
+        w.drop_first_tx_of(&[100, 102, 104]);
+        w.start(None);
+        w.run_until(at(3_000));
+        let s = w.sender.stats().clone();
+        let t = w.sender.take_trace().unwrap();
+        assert_eq!(t.len() as u64, s.acks_received + s.timeouts);
+        assert_eq!(
+            t.event
+                .iter()
+                .filter(|e| **e == TraceEvent::Timeout)
+                .count() as u64,
+            s.timeouts
+        );
+        assert_eq!(*t.retransmits.last().unwrap(), s.retransmits);
+        assert!(t.t_s.windows(2).all(|p| p[0] <= p[1]));
+        assert!(w.sender.take_trace().is_none(), "taken");
+        let mut quiet = Wire::new(&cfg, ms(30));
+        quiet.start(None);
+        quiet.run_until(at(500));
+        assert!(quiet.sender.take_trace().is_none());
     }
 
     // ---------------------------------------------------------------- ECN

@@ -2,11 +2,16 @@
 //! duplicate ACK retransmit `snd_una` and set `cwnd = ssthresh + dupack_threshold`; each further
 //! duplicate ACK inflates `cwnd` by one segment (step 4); the first new ACK leaves recovery with
 //! `cwnd = ssthresh` (step 6, done by the sender).
+//!
+//! With `tcp.model = "ns2"` the window is ns-2's `int(cwnd_) + dupwnd_`: `cwnd_` = W/2
+//! (fractional, `Conn::recovery_cwnd`), `dupwnd_` = the duplicate ACKs (`Conn::dupwnd`); the
+//! sender leaves recovery with `cwnd = cwnd_` opened once (`opencwnd()` on that ACK).
 
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 use super::super::sender::Conn;
+use super::super::TcpModel;
 use super::Recovery;
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -34,7 +39,11 @@ pub(super) fn enter_inflated<F: FnMut(Packet) + ?Sized>(
     now: SimTime,
     emit: &mut F,
 ) {
-    conn.win.cwnd = (conn.win.ssthresh + conn.dupack_threshold as u64) as f64;
+    conn.dupwnd = conn.dupack_threshold as u64;
+    conn.win.cwnd = match conn.model {
+        TcpModel::Rfc => (conn.win.ssthresh + conn.dupwnd) as f64,
+        TcpModel::Ns2 => conn.recovery_cwnd.floor() + conn.dupwnd as f64,
+    };
     let seq = conn.snd_una;
     conn.transmit(now, seq, emit);
     conn.send_much(now, &|_, _| false, emit);
@@ -44,6 +53,7 @@ pub(super) fn enter_inflated<F: FnMut(Packet) + ?Sized>(
 pub(super) fn inflate<F: FnMut(Packet) + ?Sized>(conn: &mut Conn, now: SimTime, emit: &mut F) {
     if conn.dupacks > conn.dupack_threshold {
         conn.win.cwnd += 1.0;
+        conn.dupwnd += 1;
         conn.send_much(now, &|_, _| false, emit);
     }
 }
