@@ -1135,9 +1135,9 @@ mod tests {
         // RTO is below maxrto_, so the gaps grow to 60 s; min_rto applies before the backoff.
         let cfg = TcpConfig {
             max_window: 10,
+            model: TcpModel::Ns2,
             ..TcpConfig::default()
         };
-        assert_eq!(cfg.model, TcpModel::Ns2);
         let mut w = Wire::new(&cfg, ms(50));
         w.start(None);
         w.run_until(at(2_000));
