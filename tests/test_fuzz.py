@@ -38,26 +38,7 @@ def test_mutated_scenarios_are_accepted_cleanly_or_rejected_with_a_path(base: in
             _no_failures(tally)
 
 
-#: Algorithms that remove a queued packet inside an enqueue (CHOKe's matched victim, FQ-CoDel's and
-#: DRR's push-out on overflow): replay's records do not list those packets yet, so the queue length
-#: seen by the next event is one lower than the records account for (issue 11; the replay fix is
-#: on the arch-tcp-qdisc branch). Expected to fail until it is merged.
-PUSH_OUT_UNRECORDED = {"choke", "fq_codel", "drr"}
-
-
-def _replay_kinds() -> list:
-    return [
-        pytest.param(
-            k,
-            marks=pytest.mark.xfail(reason="push-outs missing from replay records", strict=False),
-        )
-        if k in PUSH_OUT_UNRECORDED
-        else k
-        for k in cases.kinds()
-    ]
-
-
-@pytest.mark.parametrize("kind", _replay_kinds())
+@pytest.mark.parametrize("kind", cases.kinds())
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 400), scripted=st.booleans())
 def test_replay_keeps_the_queue_consistent(kind: str, seed: int, n: int, scripted: bool):
