@@ -7,12 +7,14 @@
 //! ns-3 attribute → aqmlab key: `Tupdate` → `tupdate`, `DequeueThreshold` → `dq_threshold`,
 //! `QueueDelayReference` → `target`, `MaxBurstAllowance` → `max_burst`,
 //! `UseDequeueRateEstimator` → `estimator = "dq_rate"`, `UseEcn` → `ecn`,
-//! `MarkEcnThreshold` → `mark_ecn_th`, `UseDerandomization` → `derandomize`; `MaxSize` is the
-//! replay buffer. ns-3's defaults differ from aqmlab's nowhere that these tests touch.
+//! `MarkEcnThreshold` → `mark_ecn_th`, `UseDerandomization` → `derandomize`,
+//! `UseCapDropAdjustment` → `cap_drop_adjustment`, `ActiveThreshold` → `active_threshold`;
+//! `MaxSize` is the replay buffer. ns-3's defaults differ from aqmlab's nowhere that these tests
+//! touch.
 //!
 //! Assertions ns-3 makes that are not expressible yet (counted in `docs/validation.md`): tests
-//! 7 (`UseCapDropAdjustment = false`), 13 and 14 (they overwrite PIE's private `m_accuProb`
-//! between calls) and 15–16 (`ActiveThreshold`).
+//! 13 and 14, which overwrite PIE's private `m_accuProb` (and, in 14, `m_dropProb`) before
+//! every arrival: a state no sequence of calls produces.
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
 use aqmlab_core::qdisc::BufferLimit;
@@ -152,28 +154,24 @@ fn suite(mode: Mode) -> usize {
     check(t6.0 > 0, "test 6: some unforced drops");
     check(t6.1 == 0, "test 6: zero forced drops");
 
+    // Test 7: the cap switched off: some step above 0.1 rises by more than 0.02.
+    let r7 = run(mode, "cap_drop_adjustment = false", 400, 14.0, false);
+    let t7 = counts(&r7);
+    check(t7.0 > 0, "test 7: some unforced drops");
+    check(t7.1 == 0, "test 7: zero forced drops");
+    check(
+        max_rise_above_0_1(&r7) > 0.02,
+        "test 7: rise of more than 0.02",
+    );
+
     // Test 8: the cap (on by default): once above 0.1 the probability never rises by more than
     // 0.02 from one arrival to the next.
-    let r8 = run(mode, "", 400, 14.0, false);
+    let r8 = run(mode, "cap_drop_adjustment = true", 400, 14.0, false);
     let t8 = counts(&r8);
-    let mut prev = 0.0f64;
-    let mut max_diff = 0.0f64;
-    for x in r8.iter().filter(|x| {
-        matches!(
-            x.action,
-            Action::Enqueued | Action::Dropped(_) | Action::Marked(_)
-        )
-    }) {
-        let p = x.probe("drop_prob").unwrap();
-        if prev > 0.1 {
-            max_diff = max_diff.max(p - prev);
-        }
-        prev = p;
-    }
     check(t8.0 > 0, "test 8: some unforced drops");
     check(t8.1 == 0, "test 8: zero forced drops");
     check(
-        max_diff < 0.020_000_000_000_000_1,
+        max_rise_above_0_1(&r8) < 0.020_000_000_000_000_1,
         "test 8: rise of at most 0.02",
     );
 
@@ -227,15 +225,44 @@ fn suite(mode: Mode) -> usize {
     check(t12.0 > 0, "test 12: some unforced drops");
     check(t12.1 == 0, "test 12: zero forced drops");
     check(err == 0.0, "test 12: no error in accu_prob");
+
+    // Tests 15-16: active/inactive states. 100 arrivals every 10 ms, a dequeue every 20 ms: the
+    // largest sojourn sample before the arrivals stop is about 0.5 s.
+    let t15 = counts(&run(mode, "active_threshold = '1s'", 100, 20.0, false));
+    check(t15.0 == 0, "test 15: no drops (PIE never active)");
+    check(t15.2 == 0, "test 15: zero marks");
+    let t16 = counts(&run(mode, "active_threshold = '1ms'", 100, 20.0, false));
+    check(t16.0 > 0, "test 16: some drops (PIE active early)");
+    check(t16.2 == 0, "test 16: zero marks");
     asserted
+}
+
+/// ns-3's `CheckDropProb`: the largest rise of the drop probability from one arrival to the
+/// next, counted only from values above 0.1.
+fn max_rise_above_0_1(r: &[ReplayRecord]) -> f64 {
+    let mut prev = 0.0f64;
+    let mut max_diff = 0.0f64;
+    for x in r.iter().filter(|x| {
+        matches!(
+            x.action,
+            Action::Enqueued | Action::Dropped(_) | Action::Marked(_)
+        )
+    }) {
+        let p = x.probe("drop_prob").unwrap();
+        if prev > 0.1 {
+            max_diff = max_diff.max(p - prev);
+        }
+        prev = p;
+    }
+    max_diff
 }
 
 #[test]
 fn ns3_pie_suite_packet_mode() {
-    assert_eq!(suite(Mode::Packets), 40);
+    assert_eq!(suite(Mode::Packets), 47);
 }
 
 #[test]
 fn ns3_pie_suite_byte_mode() {
-    assert_eq!(suite(Mode::Bytes), 40);
+    assert_eq!(suite(Mode::Bytes), 47);
 }

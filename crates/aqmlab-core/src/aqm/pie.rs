@@ -9,7 +9,7 @@
 //! ```text
 //! p = alpha·(qdelay − target) + beta·(qdelay − qdelay_old)          (delays in s, alpha/beta in Hz)
 //! auto-tuning (§4.2): p /= 2048, 512, 128, 32, 8, 2 when drop_prob < 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1
-//! cap (§4.2/§5.5):    if drop_prob ≥ 0.1 and p > 0.02 then p = 0.02
+//! cap (§5.5):         if cap_drop_adjustment and drop_prob ≥ 0.1 and p > 0.02 then p = 0.02
 //! drop_prob += p
 //! decay (§4.3):       if qdelay == 0 and qdelay_old == 0 then drop_prob ·= 0.98
 //! drop_prob = clamp(drop_prob, 0, 1)
@@ -48,6 +48,17 @@
 //! | `derandomize` | bool | false | optional (§5.4) |
 //! | `ecn` | bool | false | optional (§5.1) |
 //! | `mark_ecn_th` | probability | 0.1 | 10 % |
+//! | `cap_drop_adjustment` | bool | true | §5.5 (ns-3 `UseCapDropAdjustment`, default true) |
+//! | `active_threshold` | duration or absent | absent (always active) | §5.2 (ns-3 `ActiveThreshold`, default never) |
+//!
+//! # Active/inactive states (`active_threshold`, ns-3.44's reading of RFC 8033 §5.2)
+//! Absent (the default), PIE is always active. Set, PIE starts inactive and makes no early
+//! drop while inactive (its update still runs every `tupdate`). After an arrival is queued, an
+//! inactive PIE whose queue-delay sample is at least `active_threshold` becomes active and
+//! restarts from scratch (`drop_prob = 0`, `qdelay_old = 0`, `accu_prob = 0`, full burst
+//! allowance, a new departure-rate measurement cycle from now). After any queued arrival, a PIE
+//! with `drop_prob == 0` and both delay samples below 1 ms (ns-3: `GetMilliSeconds() == 0`)
+//! becomes inactive. The RFC's own trigger (queue above a third of the buffer) is not offered.
 //!
 //! # Readings
 //! - No reference implementation was replayed against this file decision by decision (unlike
@@ -58,8 +69,8 @@
 //!   `tests/ns3_reference.rs`, `docs/validation.md`.
 //! - The RFC's `MEAN_PKTSIZE` in the safeguard is the link's typical packet size
 //!   (`BuildContext::mean_pkt_bytes`).
-//! - The RFC's optional active/inactive states (§5.2) and packet-size scaling of the probability
-//!   are not implemented: PIE is always active and drops per packet.
+//! - Packet-size scaling of the probability (ns-3 in byte mode) is not implemented: PIE drops
+//!   per packet.
 //! - The burst reset is evaluated with `qdelay_old` *before* it is overwritten by this update
 //!   (the RFC's prose: "both the current and previous samples").
 //! - When the buffer is full the glue tail-drops (`overflow`) after PIE passed the packet; with
@@ -110,6 +121,13 @@ pub struct Params {
     pub ecn: bool,
     /// Highest drop probability at which packets are marked rather than dropped (RFC 8033: 10 %).
     pub mark_ecn_th: f64,
+    /// RFC 8033 §5.5 cap: once drop_prob >= 0.1, one update raises it by at most 0.02 (ns-3
+    /// UseCapDropAdjustment; default true). False lets one update add any amount.
+    pub cap_drop_adjustment: bool,
+    /// RFC 8033 §5.2 active/inactive states as ns-3 ActiveThreshold: PIE starts inactive (no early
+    /// drops) and becomes active once a queue-delay sample reaches this duration; absent (the
+    /// default): always active.
+    pub active_threshold: Option<SimDuration>,
 }
 
 impl Default for Params {
@@ -125,6 +143,8 @@ impl Default for Params {
             derandomize: false,
             ecn: false,
             mark_ecn_th: 0.1,
+            cap_drop_adjustment: true,
+            active_threshold: None,
         }
     }
 }
@@ -135,6 +155,8 @@ pub struct Gains {
     pub target: f64,
     pub alpha: f64,
     pub beta: f64,
+    /// Apply the §5.5 cap on one update's increase.
+    pub cap: bool,
 }
 
 /// RFC 8033 `calculate_drop_prob` without the burst bookkeeping: the new drop probability from
@@ -158,7 +180,7 @@ pub fn next_drop_prob(g: &Gains, drop_prob: f64, qdelay: f64, qdelay_old: f64) -
         1.0
     };
     // Cap drop adjustment.
-    if drop_prob >= 0.1 && p > 0.02 {
+    if g.cap && drop_prob >= 0.1 && p > 0.02 {
         p = 0.02;
     }
     let mut np = drop_prob + p;
@@ -181,7 +203,11 @@ pub struct Pie {
     ecn: bool,
     mark_ecn_th: f64,
     mean_pkt_bytes: u64,
+    /// `active_threshold` in seconds; `None`: always active.
+    active_threshold: Option<f64>,
     // ** maintained
+    /// Early drops allowed (always true without `active_threshold`).
+    active: bool,
     drop_prob: f64,
     /// Latest queue-delay sample (s): timestamp estimator's last sojourn, or the last
     /// Little's-law estimate.
@@ -204,6 +230,7 @@ impl Pie {
                 target: p.target.as_secs_f64(),
                 alpha: p.alpha,
                 beta: p.beta,
+                cap: p.cap_drop_adjustment,
             },
             tupdate: p.tupdate,
             max_burst: p.max_burst.as_secs_f64(),
@@ -213,6 +240,8 @@ impl Pie {
             ecn: p.ecn,
             mark_ecn_th: p.mark_ecn_th,
             mean_pkt_bytes: mean_pkt_bytes as u64,
+            active_threshold: p.active_threshold.map(|d| d.as_secs_f64()),
+            active: p.active_threshold.is_none(),
             drop_prob: 0.0,
             qdelay: 0.0,
             qdelay_old: 0.0,
@@ -276,7 +305,7 @@ impl Aqm for Pie {
         q: &QueueView,
         rng: &mut SimRng,
     ) -> Verdict {
-        if self.burst_allowance > 0.0 || !self.drop_early(q, rng) {
+        if !self.active || self.burst_allowance > 0.0 || !self.drop_early(q, rng) {
             return Verdict::Pass;
         }
         self.accu_prob = 0.0;
@@ -289,6 +318,28 @@ impl Aqm for Pie {
 
     fn on_overflow(&mut self, _now: SimTime, _pkt: &Packet, _q: &QueueView) {
         self.accu_prob = 0.0;
+    }
+
+    fn on_enqueued(&mut self, now: SimTime, _pkt: &Packet) {
+        let Some(threshold) = self.active_threshold else {
+            return;
+        };
+        if !self.active && self.qdelay >= threshold {
+            self.active = true;
+            self.qdelay_old = 0.0;
+            self.drop_prob = 0.0;
+            self.in_measurement = true;
+            self.dq_count = 0;
+            self.measurement_start = now;
+            self.avg_dq_time = 0.0;
+            self.burst_allowance = self.max_burst;
+            self.accu_prob = 0.0;
+        }
+        // Idle for a while: switch off (ns-3 compares whole milliseconds with 0).
+        if self.drop_prob == 0.0 && self.qdelay_old < 1e-3 && self.qdelay < 1e-3 {
+            self.active = false;
+            self.in_measurement = false;
+        }
     }
 
     fn on_dequeue(
@@ -354,6 +405,9 @@ impl Aqm for Pie {
         out("qdelay_ms", self.qdelay_old * 1e3);
         out("burst_allowance_ms", self.burst_allowance * 1e3);
         out("accu_prob", self.accu_prob);
+        if self.active_threshold.is_some() {
+            out("active", if self.active { 1.0 } else { 0.0 });
+        }
     }
 }
 
@@ -399,7 +453,16 @@ impl AlgorithmParams for Params {
             "mark_ecn_th",
             self.mark_ecn_th,
             "a probability in [0, 1]",
-        )
+        )?;
+        if let Some(t) = self.active_threshold {
+            check(
+                t > SimDuration::ZERO,
+                "active_threshold",
+                t,
+                "a positive duration (omit the key for an always-active PIE)",
+            )?;
+        }
+        Ok(())
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
@@ -417,6 +480,7 @@ mod tests {
         target: 0.015,
         alpha: 0.125,
         beta: 1.25,
+        cap: true,
     };
 
     fn close(a: f64, b: f64) -> bool {
