@@ -149,6 +149,11 @@ def _qdisc(
         if q.get("idle_pkt_size") not in (None, mean):
             raise Unsupported(f"{path}.idle_pkt_size", q["idle_pkt_size"], "unset in ns-2.35")
         w_q = q.get("w_q", "auto")
+        if isinstance(w_q, dict):
+            # ns-2's q_weight_ -1 takes the delay from its link, not from the scenario's key.
+            raise Unsupported(f"{path}.w_q", w_q, "a number, 'auto' or 'auto_fast' in ns-2")
+        # ns-2 red.cc: q_weight_ 0 = 1 - exp(-1/C), -2 = 1 - exp(-10/C).
+        q_weight = {"auto": 0, "auto_fast": -2}.get(w_q) if isinstance(w_q, str) else None
         sets += [
             "bytes_ false",
             "queue_in_bytes_ false",
@@ -156,7 +161,7 @@ def _qdisc(
             f"gentle_ {'true' if q.get('gentle') else 'false'}",
             f"wait_ {'true' if q.get('wait', True) else 'false'}",
             f"linterm_ {1.0 / float(q.get('max_p', 0.1))!r}",
-            f"q_weight_ {0 if w_q == 'auto' else float(w_q)!r}",
+            f"q_weight_ {q_weight if q_weight is not None else float(w_q)!r}",
             f"setbit_ {'true' if q.get('ecn') else 'false'}",
             "use_mark_p_ false",
             "cautious_ 0",

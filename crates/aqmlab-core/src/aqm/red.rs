@@ -37,7 +37,7 @@
 //! | `min_th` | packets (bytes if `bytes`) | 5 | Floyd/Jacobson ≥ 5; paper 003 uses 5 and 10 |
 //! | `max_th` | packets (bytes if `bytes`) | 15 | ≥ 2–3·min_th recommended; paper 003: 15, 30 |
 //! | `max_p` | probability | 0.1 | ns-2 `linterm_ = 10`; ns-3's default is `LInterm 50` (0.02) |
-//! | `w_q` | weight or `"auto"` | 0.002 | `"auto"`: 1 − exp(−1/ptc), ns-2/ns-3 `q_weight = 0` |
+//! | `w_q` | weight, `"auto"`, `"auto_fast"` or `{ auto_rtt = delay }` | 0.002 | ns-3's automatic modes, below |
 //! | `wait` | bool | true | ns-2 `wait_`, spacing between drops |
 //! | `gentle` | bool | false | true = GRED (ns-2 ≥ 2.1b9 and ns-3 default true) |
 //! | `bytes` | bool | false | byte mode (ns-3: `MaxSize` in bytes) |
@@ -45,6 +45,15 @@
 //! | `hard_drop` | bool | true | forced decisions always drop (ns-3 `UseHardDrop`) |
 //! | `mean_pkt_size` | bytes | link's typical size | ns-2/ns-3 default 500 |
 //! | `idle_pkt_size` | bytes | = mean_pkt_size | packet size assumed for idle-time decay |
+//!
+//! # Automatic queue weights (ns-3.44 `RedQueueDisc::InitializeParams`, `QW` ≤ 0)
+//! With `C` the link's capacity in mean-sized packets per second (`ptc`):
+//! - `"auto"` (ns-3 `QW = 0`, ns-2 `q_weight_ 0`): `w_q = 1 − exp(−1/C)`;
+//! - `{ auto_rtt = "<link delay>" }` (ns-3 `QW = −1`, its `LinkDelay` given here):
+//!   `rtt = max(0.1 s, 3·(delay + 1/C))`, `w_q = 1 − exp(−1/(10·rtt·C))`;
+//! - `"auto_fast"` (ns-3 `QW = −2`): `w_q = 1 − exp(−10/C)`.
+//!
+//! ns-3.44 has no other automatic mode (no `QW = −3`).
 //!
 //! # Readings taken
 //! - `gentle` defaults to false: `red` is the RED of the papers, and DESIGN names
@@ -68,12 +77,20 @@ use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
-/// The EWMA queue weight: a number in (0, 1] or `"auto"` (1 − exp(−1/ptc), ns-2's `q_weight_ 0`).
+/// The EWMA queue weight: a number in (0, 1] or one of ns-3's automatic settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum QueueWeight {
     Fixed(f64),
+    /// `1 − exp(−1/C)` (ns-3 `QW = 0`, ns-2 `q_weight_ 0`).
     Auto,
+    /// `1 − exp(−1/(10·rtt·C))`, `rtt = max(0.1 s, 3·(link delay + 1/C))` (ns-3 `QW = −1`).
+    AutoRtt(SimDuration),
+    /// `1 − exp(−10/C)` (ns-3 `QW = −2`).
+    AutoFast,
 }
+
+const WEIGHT_CHOICES: &str =
+    "a weight in (0, 1], \"auto\", \"auto_fast\" or { auto_rtt = \"<link delay>\" }";
 
 impl QueueWeight {
     /// The weight for a link carrying `ptc` mean-sized packets per second.
@@ -81,6 +98,11 @@ impl QueueWeight {
         match self {
             QueueWeight::Fixed(w) => w,
             QueueWeight::Auto => 1.0 - (-1.0 / ptc).exp(),
+            QueueWeight::AutoRtt(delay) => {
+                let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
+                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+            }
+            QueueWeight::AutoFast => 1.0 - (-10.0 / ptc).exp(),
         }
     }
 }
@@ -94,10 +116,19 @@ impl JsonSchema for QueueWeight {
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "title": "weight in (0, 1] or \"auto\"",
+            "title": "weight in (0, 1], \"auto\", \"auto_fast\" or { auto_rtt = link delay }",
             "anyOf": [
                 { "type": "number", "exclusiveMinimum": 0, "maximum": 1 },
-                { "const": "auto" },
+                { "enum": ["auto", "auto_fast"] },
+                {
+                    "type": "object",
+                    "properties": { "auto_rtt": {
+                        "type": "string",
+                        "description": "the link's propagation delay (ns-3 LinkDelay), e.g. \"20ms\"",
+                    } },
+                    "required": ["auto_rtt"],
+                    "additionalProperties": false,
+                },
             ],
         })
     }
@@ -108,6 +139,13 @@ impl Serialize for QueueWeight {
         match self {
             QueueWeight::Fixed(w) => s.serialize_f64(*w),
             QueueWeight::Auto => s.serialize_str("auto"),
+            QueueWeight::AutoFast => s.serialize_str("auto_fast"),
+            QueueWeight::AutoRtt(d) => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("auto_rtt", &d)?;
+                m.end()
+            }
         }
     }
 }
@@ -115,10 +153,10 @@ impl Serialize for QueueWeight {
 impl<'de> Deserialize<'de> for QueueWeight {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl serde::de::Visitor<'_> for V {
+        impl<'v> serde::de::Visitor<'v> for V {
             type Value = QueueWeight;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a weight in (0, 1] or \"auto\"")
+                f.write_str(WEIGHT_CHOICES)
             }
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<QueueWeight, E> {
                 Ok(QueueWeight::Fixed(v))
@@ -130,11 +168,27 @@ impl<'de> Deserialize<'de> for QueueWeight {
                 Ok(QueueWeight::Fixed(v as f64))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<QueueWeight, E> {
-                if v == "auto" {
-                    Ok(QueueWeight::Auto)
-                } else {
-                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                match v {
+                    "auto" => Ok(QueueWeight::Auto),
+                    "auto_fast" => Ok(QueueWeight::AutoFast),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
                 }
+            }
+            fn visit_map<A: serde::de::MapAccess<'v>>(
+                self,
+                mut m: A,
+            ) -> Result<QueueWeight, A::Error> {
+                let Some(key) = m.next_key::<String>()? else {
+                    return Err(serde::de::Error::invalid_length(0, &self));
+                };
+                if key != "auto_rtt" {
+                    return Err(serde::de::Error::unknown_field(&key, &["auto_rtt"]));
+                }
+                let delay: SimDuration = m.next_value()?;
+                if m.next_key::<String>()?.is_some() {
+                    return Err(serde::de::Error::invalid_length(2, &self));
+                }
+                Ok(QueueWeight::AutoRtt(delay))
             }
         }
         d.deserialize_any(V)
@@ -151,8 +205,10 @@ pub struct Params {
     pub max_th: f64,
     /// Drop probability at max_th (ns-2 1/linterm_), in (0, 1].
     pub max_p: f64,
-    /// EWMA weight of the average queue, in (0, 1], or "auto" = 1 - exp(-1/C), C = link rate in
-    /// mean packets/s.
+    /// EWMA weight of the average queue, in (0, 1], or ns-3's automatic settings (C = link rate
+    /// in mean packets/s): "auto" = 1 - exp(-1/C) (QW 0); "auto_fast" = 1 - exp(-10/C) (QW -2);
+    /// { auto_rtt = "<link delay>" } = 1 - exp(-1/(10 rtt C)), rtt = max(100ms, 3 (delay + 1/C))
+    /// (QW -1).
     pub w_q: QueueWeight,
     /// ns-2 wait_: spread early drops evenly (p_b/(2 - count p_b)).
     pub wait: bool,
@@ -215,12 +271,7 @@ impl Params {
             "a probability in (0, 1]",
         )?;
         if let QueueWeight::Fixed(w) = self.w_q {
-            check(
-                w > 0.0 && w <= 1.0,
-                "w_q",
-                w,
-                "a weight in (0, 1] or \"auto\"",
-            )?;
+            check(w > 0.0 && w <= 1.0, "w_q", w, WEIGHT_CHOICES)?;
         }
         if let Some(s) = self.mean_pkt_size {
             check(s > 0, "mean_pkt_size", s, "a positive size in bytes")?;
@@ -1021,5 +1072,47 @@ pub(crate) mod tests {
         };
         let red = p.core(&ctx(BufferLimit::Packets(100)), Curve::Linear, Adapt::None);
         assert!(close(red.cfg.w_q, 1.0 - (-1.0f64 / 187.5).exp()));
+    }
+
+    /// ns-3's QW = −1 and −2 on the same link (C = 187.5 packets/s), worked out by hand:
+    /// −2: 1 − exp(−10/187.5); −1 with a 20 ms link: 3·(0.02 + 1/187.5) = 0.076 s < 0.1 s, so
+    /// rtt = 0.1 s and w_q = 1 − exp(−1/(10·0.1·187.5)); with a 50 ms link rtt = 3·0.0553̅ s.
+    #[test]
+    fn ns3_automatic_weight_modes() {
+        let c = ctx(BufferLimit::Packets(100));
+        let w = |text: &str| {
+            let AqmConfig::Red(p) =
+                AqmConfig::from_table(toml::from_str(&format!("kind='red'\nw_q={text}")).unwrap())
+                    .unwrap()
+            else {
+                panic!()
+            };
+            p.core(&c, Curve::Linear, Adapt::None).cfg.w_q
+        };
+        assert!(close(w("'auto_fast'"), 1.0 - (-10.0f64 / 187.5).exp()));
+        assert!(close(
+            w("{ auto_rtt = '20ms' }"),
+            1.0 - (-1.0f64 / (10.0 * 0.1 * 187.5)).exp()
+        ));
+        let rtt = 3.0 * (0.05 + 1.0 / 187.5);
+        assert!(close(
+            w("{ auto_rtt = '50ms' }"),
+            1.0 - (-1.0f64 / (10.0 * rtt * 187.5)).exp()
+        ));
+        // The modes order as their time constants: fast > auto ≥ rtt (equal while the rtt
+        // is clamped to 100 ms, since 10·0.1·C = C).
+        assert!(w("'auto_fast'") > w("'auto'") && w("'auto'") > w("{ auto_rtt = '50ms' }"));
+        // Round trip through the table form.
+        let t =
+            AqmConfig::from_table(toml::from_str("kind='red'\nw_q={ auto_rtt = '50ms' }").unwrap())
+                .unwrap()
+                .to_table();
+        assert!(AqmConfig::from_table(t).is_ok());
+        for bad in ["'fast'", "{ auto_rtt = 'soon' }", "{ rtt = '20ms' }", "-1"] {
+            let e =
+                AqmConfig::from_table(toml::from_str(&format!("kind='red'\nw_q={bad}")).unwrap())
+                    .unwrap_err();
+            assert!(e.path.starts_with("w_q"), "{bad}: {}", e.path);
+        }
     }
 }
