@@ -144,8 +144,8 @@ fn basic_enqueue_dequeue(c: &mut Checker) {
     ev.extend((0..7).map(|_| ReplayEvent::Dequeue { t: SimTime(0) }));
     let r = run(&cfg, mode, 1500, &ev);
     let u = unit(mode);
-    for k in 0..6 {
-        c.check(size_before(mode, &r[k]) == k as u64 * u, "packets in queue");
+    for (k, x) in r.iter().take(6).enumerate() {
+        c.check(size_before(mode, x) == k as u64 * u, "packets in queue");
     }
     c.check(size_before(mode, &r[6]) == 6 * u, "six packets in queue");
     c.check(stats(&r, 5).overlimit_drops == 0, "no overflow drops");
