@@ -127,6 +127,7 @@ pub struct Params {
     /// RFC 8033 §5.2 active/inactive states as ns-3 ActiveThreshold: PIE starts inactive (no early
     /// drops) and becomes active once a queue-delay sample reaches this duration; absent (the
     /// default): always active.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub active_threshold: Option<SimDuration>,
 }
 
