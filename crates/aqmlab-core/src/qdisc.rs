@@ -184,6 +184,10 @@ pub trait Qdisc {
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
     /// Internal variables for traces (avg queue, max_p, price, …).
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Test hook for `replay`'s `Set` event (see [`Aqm::set_state`](crate::aqm::Aqm::set_state)).
+    fn set_state(&mut self, _name: &str, _value: f64) -> bool {
+        false
+    }
 }
 
 /// One FIFO buffer driven by an [`Aqm`].
@@ -349,5 +353,8 @@ impl Qdisc for SingleQueue {
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         self.aqm.probe(out);
+    }
+    fn set_state(&mut self, name: &str, value: f64) -> bool {
+        self.aqm.set_state(name, value)
     }
 }

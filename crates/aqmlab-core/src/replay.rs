@@ -33,12 +33,22 @@ pub enum ReplayEvent {
     Dequeue {
         t: SimTime,
     },
+    /// Test hook: overwrite the qdisc's internal variable `name` with `value` (as ns-3's test
+    /// suites write private members, e.g. PIE's `accu_prob` and `drop_prob`). No packet moves;
+    /// an error if the qdisc lets no script set `name`.
+    Set {
+        t: SimTime,
+        name: String,
+        value: f64,
+    },
 }
 
 impl ReplayEvent {
     pub fn time(&self) -> SimTime {
         match self {
-            ReplayEvent::Enqueue { t, .. } | ReplayEvent::Dequeue { t } => *t,
+            ReplayEvent::Enqueue { t, .. }
+            | ReplayEvent::Dequeue { t }
+            | ReplayEvent::Set { t, .. } => *t,
         }
     }
 }
@@ -56,6 +66,8 @@ pub enum Action {
     Dequeued,
     /// A dequeue found nothing to send.
     Empty,
+    /// A `Set` event overwrote an internal variable.
+    Set,
 }
 
 /// The result of one event.
@@ -178,13 +190,14 @@ pub fn replay(
         let (qlen_pkts_before, qlen_bytes_before) = (q.len_pkts(), q.len_bytes());
         let mut dropped = Vec::new();
         let marks_before = q.stats().marked;
-        let (action, packet) = match *ev {
+        let (action, packet) = match ev {
             ReplayEvent::Enqueue {
                 t,
                 size_bytes,
                 flow,
                 ecn_capable,
             } => {
+                let (t, size_bytes, flow, ecn_capable) = (*t, *size_bytes, *flow, *ecn_capable);
                 let id = arrivals;
                 arrivals += 1;
                 let pkt = Packet {
@@ -206,10 +219,27 @@ pub fn replay(
                 (action, Some(id))
             }
             ReplayEvent::Dequeue { t } => {
-                match q.dequeue(t, &mut rng, &mut |p, r| dropped.push((p.id, r))) {
+                match q.dequeue(*t, &mut rng, &mut |p, r| dropped.push((p.id, r))) {
                     Some(p) => (Action::Dequeued, Some(p.id)),
                     None => (Action::Empty, None),
                 }
+            }
+            ReplayEvent::Set { name, value, .. } => {
+                if !value.is_finite() {
+                    return Err(ScenarioError::new(
+                        format!("events.{i}.value"),
+                        value.to_string(),
+                        "a finite number",
+                    ));
+                }
+                if !q.set_state(name, *value) {
+                    return Err(ScenarioError::new(
+                        format!("events.{i}.name"),
+                        format!("\"{name}\""),
+                        format!("a variable this {} lets a script set", cfg.kind()),
+                    ));
+                }
+                (Action::Set, None)
             }
         };
         // Which reason's mark counter this event moved (one packet at most is marked per call).
@@ -444,6 +474,31 @@ mod tests {
         let p = |i: usize| r[i].probe("drop_prob").unwrap();
         assert_eq!(p(11), 0.0, "the 30 ms update has not run yet");
         assert!(p(12) > 0.0, "it ran before the next call");
+    }
+
+    /// `Set` overwrites what the algorithm offers (PIE's `accu_prob`), shows in the next probes,
+    /// and is an error naming the event for a variable the qdisc does not offer.
+    #[test]
+    fn set_events_overwrite_offered_variables_only() {
+        let pie = AqmConfig::from_table(toml::from_str("kind='pie'").unwrap()).unwrap();
+        let set = |name: &str, value: f64| ReplayEvent::Set {
+            t: SimTime(0),
+            name: name.into(),
+            value,
+        };
+        let run = |cfg: &AqmConfig, ev: &[ReplayEvent]| {
+            replay(cfg, BufferLimit::Packets(10), ev, None, 0, 10_000_000, 1000)
+        };
+        let r = run(&pie, &[set("accu_prob", 0.5), set("drop_prob", 0.25)]).unwrap();
+        assert_eq!(r[0].action, Action::Set);
+        assert_eq!(r[1].probe("accu_prob"), Some(0.5));
+        assert_eq!(r[1].probe("drop_prob"), Some(0.25));
+        let e = run(&pie, &[set("accu_prob", 0.0), set("count", 1.0)]).unwrap_err();
+        assert_eq!(e.path, "events.1.name");
+        let e = run(&pie, &[set("accu_prob", f64::NAN)]).unwrap_err();
+        assert_eq!(e.path, "events.0.value");
+        let e = run(&red("min_th=2\nmax_th=20"), &[set("avg", 3.0)]).unwrap_err();
+        assert_eq!(e.path, "events.0.name");
     }
 
     #[test]

@@ -12,9 +12,10 @@
 //! `MaxSize` is the replay buffer. ns-3's defaults differ from aqmlab's nowhere that these tests
 //! touch.
 //!
-//! Assertions ns-3 makes that are not expressible yet (counted in `docs/validation.md`): tests
-//! 13 and 14, which overwrite PIE's private `m_accuProb` (and, in 14, `m_dropProb`) before
-//! every arrival: a state no sequence of calls produces.
+//! Tests 13 and 14 overwrite PIE's private `m_accuProb` (and, in 14, `m_dropProb`) before every
+//! arrival, a state no sequence of calls produces; the port does the same with `replay`'s `Set`
+//! events (a test hook PIE offers for exactly these two variables). Every assertion of ns-3's
+//! file is expressed.
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
 use aqmlab_core::qdisc::BufferLimit;
@@ -35,12 +36,34 @@ fn pie(extra: &str) -> AqmConfig {
 /// ns-3's `EnqueueWithDelay(n)` (one 1000-byte packet every 10 ms from 10 ms) and
 /// `DequeueWithDelay(d, n)`; at equal times the enqueue runs first (scheduled first in ns-3).
 fn script(n: u64, dequeue_every_ms: f64, ecn: bool) -> Vec<ReplayEvent> {
+    script_with_sets(n, dequeue_every_ms, ecn, &[])
+}
+
+/// [`script`] with PIE's variables overwritten before every arrival, in order (ns-3's
+/// `Enqueue` helper with `m_constAccuProb`/`CheckMaxAccuProb`).
+fn script_with_sets(
+    n: u64,
+    dequeue_every_ms: f64,
+    ecn: bool,
+    sets: &[(&str, f64)],
+) -> Vec<ReplayEvent> {
     let mut ev: Vec<(u64, u8, ReplayEvent)> = Vec::new();
     for i in 1..=n {
         let t = SimTime(i * 10_000_000);
+        for (name, value) in sets {
+            ev.push((
+                t.0,
+                0,
+                ReplayEvent::Set {
+                    t,
+                    name: name.to_string(),
+                    value: *value,
+                },
+            ));
+        }
         ev.push((
             t.0,
-            0,
+            1,
             ReplayEvent::Enqueue {
                 t,
                 size_bytes: 1000,
@@ -49,7 +72,7 @@ fn script(n: u64, dequeue_every_ms: f64, ecn: bool) -> Vec<ReplayEvent> {
             },
         ));
         let td = SimTime((i as f64 * dequeue_every_ms * 1e6).round() as u64);
-        ev.push((td.0, 1, ReplayEvent::Dequeue { t: td }));
+        ev.push((td.0, 2, ReplayEvent::Dequeue { t: td }));
     }
     ev.sort_by_key(|(t, k, _)| (*t, *k));
     ev.into_iter().map(|(_, _, e)| e).collect()
@@ -226,6 +249,54 @@ fn suite(mode: Mode) -> usize {
     check(t12.1 == 0, "test 12: zero forced drops");
     check(err == 0.0, "test 12: no error in accu_prob");
 
+    // Test 13: accu_prob set to -0.16 before every arrival: at most -0.16 + 1 = 0.84 < 0.85
+    // after adding drop_prob, so de-randomised PIE never drops.
+    let r13 = replay(
+        &pie("derandomize = true"),
+        limit(mode),
+        &script_with_sets(400, 14.0, false, &[("accu_prob", -0.16)]),
+        None,
+        1,
+        10_000_000,
+        1000,
+    )
+    .unwrap();
+    let t13 = counts(&r13);
+    check(t13.0 == 0, "test 13: zero unforced drops");
+    check(t13.1 == 0, "test 13: zero forced drops");
+
+    // Test 14: no burst allowance, accu_prob 8.6 and drop_prob 0.001 before every arrival:
+    // every arrival that finds more than two packets queued is dropped, whatever the uniform.
+    let r14 = replay(
+        &pie("derandomize = true\nmax_burst = '0s'"),
+        limit(mode),
+        &script_with_sets(
+            400,
+            14.0,
+            false,
+            &[("accu_prob", 8.6), ("drop_prob", 0.001)],
+        ),
+        None,
+        1,
+        10_000_000,
+        1000,
+    )
+    .unwrap();
+    let t14 = counts(&r14);
+    let expected = r14
+        .iter()
+        .filter(|x| x.packet.is_some() && !matches!(x.action, Action::Dequeued))
+        .filter(|x| match mode {
+            Mode::Packets => x.qlen_pkts_before > 2,
+            Mode::Bytes => x.qlen_bytes_before > 2000,
+        })
+        .count();
+    check(
+        t14.0 == expected && expected > 0,
+        "test 14: unforced drops = arrivals finding more than two packets",
+    );
+    check(t14.1 == 0, "test 14: zero forced drops");
+
     // Tests 15-16: active/inactive states. 100 arrivals every 10 ms, a dequeue every 20 ms: the
     // largest sojourn sample before the arrivals stop is about 0.5 s.
     let t15 = counts(&run(mode, "active_threshold = '1s'", 100, 20.0, false));
@@ -259,10 +330,10 @@ fn max_rise_above_0_1(r: &[ReplayRecord]) -> f64 {
 
 #[test]
 fn ns3_pie_suite_packet_mode() {
-    assert_eq!(suite(Mode::Packets), 47);
+    assert_eq!(suite(Mode::Packets), 51);
 }
 
 #[test]
 fn ns3_pie_suite_byte_mode() {
-    assert_eq!(suite(Mode::Bytes), 47);
+    assert_eq!(suite(Mode::Bytes), 51);
 }

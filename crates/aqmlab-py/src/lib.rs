@@ -255,6 +255,7 @@ fn replay<'py>(
             Action::Dropped(why) => ("dropped", Some(why.key())),
             Action::Dequeued => ("dequeued", None),
             Action::Empty => ("empty", None),
+            Action::Set => ("set", None),
         };
         d.set_item("event", r.event)?;
         d.set_item("t_ns", r.t.as_nanos())?;

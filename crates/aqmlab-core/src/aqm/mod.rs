@@ -153,6 +153,12 @@ pub trait Aqm {
     fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
     /// Internal variables for traces, e.g. `out("avg", self.avg)`.
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Test hook, reached only through `replay`'s `Set` event: overwrite the internal variable
+    /// `name` with `value`, as ns-3's test suites write a queue disc's private members between
+    /// calls. Returns false when the algorithm lets no script set `name`.
+    fn set_state(&mut self, _name: &str, _value: f64) -> bool {
+        false
+    }
 }
 
 /// Per-flow facts a qdisc may need at build time (the GREEN-IDMaps RTT service, ideal RTTs).

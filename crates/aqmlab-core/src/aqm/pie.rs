@@ -401,6 +401,16 @@ impl Aqm for Pie {
         self.next_update = now + self.tupdate;
     }
 
+    /// ns-3's PIE suite (tests 13–14) writes `m_accuProb` and `m_dropProb` between calls.
+    fn set_state(&mut self, name: &str, value: f64) -> bool {
+        match name {
+            "accu_prob" => self.accu_prob = value,
+            "drop_prob" => self.drop_prob = value,
+            _ => return false,
+        }
+        true
+    }
+
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("drop_prob", self.drop_prob);
         out("qdelay_ms", self.qdelay_old * 1e3);
