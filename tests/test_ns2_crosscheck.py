@@ -179,3 +179,20 @@ def test_live_ns2_seed_changes_results():
     a = runner.run(tcl.translate(doc, flows, seed=1).text)
     b = runner.run(tcl.translate(doc, flows, seed=2).text)
     assert a.metrics["pdrops_"] != b.metrics["pdrops_"]  # RED's draws come from ns-2's RNG
+
+
+def test_red_automatic_weights_map_to_ns2_q_weight():
+    # ns-2's red.cc shares ns-3's QW codes: 0 = 1 - exp(-1/C), -2 = 1 - exp(-10/C).
+    for w_q, expected in (('"auto"', "q_weight_ 0"), ('"auto_fast"', "q_weight_ -2")):
+        doc = _resolved(
+            ROOT / "scenarios/demo/red.toml",
+            "duration=2s",
+            "warmup=1s",
+            f"bottleneck.qdisc.w_q={w_q}",
+        )
+        assert f"Queue/RED set {expected}\n" in tcl.translate(doc, _flows(doc), seed=1).text
+    # -1 takes its delay from ns-2's link, not from the scenario's key: refused by name.
+    doc = _resolved(ROOT / "scenarios/demo/red.toml", 'bottleneck.qdisc.w_q={ auto_rtt = "20ms" }')
+    with pytest.raises(tcl.Unsupported) as e:
+        aqmlab.ns2.check_translatable(doc)
+    assert e.value.path == "bottleneck.qdisc.w_q"
