@@ -1,11 +1,12 @@
 """The ns-2 validation set (issue 9, "What it must show") and the table in docs/validation.md.
 
     .venv/bin/python bench/ns2_validation.py run --seeds 5 [--only NAME ...]  # crosscheck each
-    .venv/bin/python bench/ns2_validation.py table                           # markdown table
+    .venv/bin/python bench/ns2_validation.py table [--write docs/validation.md]
 
 ``run`` calls ``aqmlab crosscheck`` (the Python API, same code) on every case below and writes
 ``results/ns2_validation/<name>/crosscheck.{json,md}``; ``table`` reads those files only and
-prints the table docs/validation.md holds (so the table is never typed by hand).
+prints the table docs/validation.md holds (so the table is never typed by hand); ``--write``
+replaces the block between the file's ``BEGIN/END GENERATED ns2-validation`` markers.
 """
 
 from __future__ import annotations
@@ -166,12 +167,28 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", type=Path, default=OUT)
     t = sub.add_parser("table")
     t.add_argument("--out", type=Path, default=OUT)
+    t.add_argument("--write", type=Path, default=None, metavar="MD")
     a = p.parse_args(argv)
     if a.cmd == "run":
         run(a.only or list(CASES), a.seeds, a.out)
-    else:
+    elif a.write is None:
         sys.stdout.write(table(a.out))
+    else:
+        write(a.write, table(a.out))
     return 0
+
+
+BEGIN = "<!-- BEGIN GENERATED ns2-validation: bench/ns2_validation.py table --write -->"
+END = "<!-- END GENERATED ns2-validation -->"
+
+
+def write(md: Path, text: str) -> None:
+    doc = md.read_text(encoding="utf-8")
+    head, sep, rest = doc.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise SystemExit(f"{md}: no {BEGIN!r} ... {END!r} block")
+    md.write_text(f"{head}{BEGIN}\n{text}{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

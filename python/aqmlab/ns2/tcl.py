@@ -5,9 +5,9 @@ ns-2 is set to aqmlab's semantics wherever the two differ by default (see docs/v
 cap (`window_` large), per-packet RTT samples from echoed timestamps (`timestamps_ true`), the
 backoff cleared on every new ACK (`ts_resetRTO_ true`), no limited transmit (`singledup_ 0`),
 no SYN, and queue limits that hold the same number of packets (`queue-limit` = buffer + 1 for
-DropTail and REM, which drop when len + 1 ≥ limit). RED, ARED, REM and DRR get every parameter
-written explicitly, so none of ns-2's own defaults (byte mode, `mean_pktsize_ 500`, automatic
-thresholds, `gentle_ true`, 10 DRR buckets) leaks in.
+DropTail and REM, which drop when len + 1 ≥ limit). RED, ARED, REM, DRR, PI and Vq (AVQ) get
+every parameter written explicitly, so none of ns-2's own defaults (byte mode, `mean_pktsize_
+500`, automatic thresholds, `gentle_ true`, 10 DRR buckets) leaks in.
 
 The network is the one aqmlab simulated: start times and access delays are the exact values the
 aqmlab run resolved (from its flows table), so both simulators see the same flows; randomness
