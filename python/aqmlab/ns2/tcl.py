@@ -5,9 +5,9 @@ ns-2 is set to aqmlab's semantics wherever the two differ by default (see docs/v
 cap (`window_` large), per-packet RTT samples from echoed timestamps (`timestamps_ true`), the
 backoff cleared on every new ACK (`ts_resetRTO_ true`), no limited transmit (`singledup_ 0`),
 no SYN, and queue limits that hold the same number of packets (`queue-limit` = buffer + 1 for
-DropTail and REM, which drop when len + 1 ≥ limit). RED, ARED, REM and DRR get every parameter
-written explicitly, so none of ns-2's own defaults (byte mode, `mean_pktsize_ 500`, automatic
-thresholds, `gentle_ true`, 10 DRR buckets) leaks in.
+DropTail and REM, which drop when len + 1 ≥ limit). RED, ARED, REM, DRR, PI and Vq (AVQ) get
+every parameter written explicitly, so none of ns-2's own defaults (byte mode, `mean_pktsize_
+500`, automatic thresholds, `gentle_ true`, 10 DRR buckets) leaks in.
 
 The network is the one aqmlab simulated: start times and access delays are the exact values the
 aqmlab run resolved (from its flows table), so both simulators see the same flows; randomness
@@ -25,7 +25,15 @@ from typing import Any
 from aqmlab.ns2.units import duration_ns, duration_s, rate_bps, size_bytes
 
 #: Queue disciplines the translation knows (aqmlab kind → ns-2 class).
-QDISCS = {"droptail": "DropTail", "red": "RED", "ared": "RED", "rem": "REM", "drr": "DRR"}
+QDISCS = {
+    "droptail": "DropTail",
+    "red": "RED",
+    "ared": "RED",
+    "rem": "REM",
+    "drr": "DRR",
+    "pi": "PI",
+    "avq": "Vq",
+}
 #: Flow kinds ns-2 runs here.
 FLOW_KINDS = ("tcp", "udp_cbr", "pareto_onoff")
 TCP_AGENTS = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
@@ -217,6 +225,10 @@ def _qdisc(
         if float(q.get("alpha", 0.1)) != 0.1:
             raise Unsupported(f"{path}.alpha", q["alpha"], "ns-2.35 REM hard-codes 0.1")
         return cls, sets, limit, in_bytes
+    if kind == "pi":
+        return (cls, *_pi(q, path, bpath, buffer=buffer, mss=mss))
+    if kind == "avq":
+        return (cls, *_avq(q, path, bpath, buffer=buffer, mss=mss))
     # drr
     if int(q.get("buckets", 0)) != 0:
         raise Unsupported(
@@ -231,6 +243,63 @@ def _qdisc(
         "mask_ 0",
     ]
     return cls, sets, limit, False
+
+
+def _mean_pktsize(q: dict[str, Any], path: str, mss: int) -> int:
+    """PI's and AVQ's `mean_pktsize`; ns-2 also counts its byte-mode buffer in these units, so it
+    must be the data packets' size for the two buffers to hold the same packets."""
+    mean = int(q.get("mean_pktsize", mss))
+    if mean != mss and q.get("queue_in_bytes"):
+        raise Unsupported(
+            f"{path}.mean_pktsize",
+            mean,
+            f"{mss} (the packet size) with queue_in_bytes: ns-2 scales the buffer by it",
+        )
+    return mean
+
+
+def _pi(
+    q: dict[str, Any], path: str, bpath: str, *, buffer: Any, mss: int
+) -> tuple[list[str], int, bool]:
+    """ns-2 `Queue/PI`: qlen ≥ limit drops (limit = buffer, no +1), in bytes `limit·mean`.
+    `setbit_` marks ECT packets and drops the others, as aqmlab's `ecn`."""
+    limit, in_bytes = _buffer(buffer, bpath, extra=0, mss=mss)
+    if in_bytes:
+        raise Unsupported(bpath, buffer, "PI cross-check needs a buffer in packets")
+    sets = [
+        f"a_ {float(q.get('a', 0.00001822))!r}",
+        f"b_ {float(q.get('b', 0.00001816))!r}",
+        f"w_ {float(q.get('w', 170.0))!r}",
+        f"qref_ {float(q.get('q_ref', 50.0))!r}",
+        f"mean_pktsize_ {_mean_pktsize(q, path, mss)}",
+        f"queue_in_bytes_ {'true' if q.get('queue_in_bytes') else 'false'}",
+        f"bytes_ {'true' if q.get('bytes') else 'false'}",
+        f"setbit_ {'true' if q.get('ecn') else 'false'}",
+    ]
+    return sets, limit, False
+
+
+def _avq(
+    q: dict[str, Any], path: str, bpath: str, *, buffer: Any, mss: int
+) -> tuple[list[str], int, bool]:
+    """ns-2 `Queue/Vq`: drops when the queue with the arrival exceeds the limit (no +1);
+    `markpkts_` marks ECT packets and lets the others pass, as aqmlab's `ecn`."""
+    limit, in_bytes = _buffer(buffer, bpath, extra=0, mss=mss)
+    if in_bytes:
+        raise Unsupported(bpath, buffer, "AVQ cross-check needs a buffer in packets")
+    if float(q.get("alpha", 0.15)) != 0.15:
+        raise Unsupported(f"{path}.alpha", q["alpha"], "0.15: ns-2.35 Vq hard-codes alpha2")
+    sets = [
+        f"gamma_ {float(q.get('gamma', 0.98))!r}",
+        f"ecnlim_ {float(q.get('ecnlim', 0.8))!r}",
+        f"buflim_ {float(q.get('buflim', 1.0))!r}",
+        f"queue_in_bytes_ {'true' if q.get('queue_in_bytes', True) else 'false'}",
+        f"mean_pktsize_ {_mean_pktsize(q, path, mss)}",
+        f"markpkts_ {'true' if q.get('ecn') else 'false'}",
+        "markfront_ false",
+        "drop_front_ false",
+    ]
+    return sets, limit, False
 
 
 def _tcp_lines(var: str, tcp: dict[str, Any], path: str, overhead_s: float) -> list[str]:
@@ -273,6 +342,16 @@ def _routes(topo: dict[str, Any]) -> dict[tuple[str, str], int]:
         out[(e["from"], e["to"])] = duration_ns(e["delay"])
         out[(e["to"], e["from"])] = duration_ns(rev.get("delay", e["delay"]))
     return out
+
+
+#: ns-2's route logic treats a path cost ≥ 0x3fff as unreachable (`INFINITY`), so link costs
+#: are delays in 100 µs units (a path up to 1.6 s), at least 1.
+COST_UNIT_NS = 100_000
+NS2_INFINITY = 0x3FFF
+
+
+def _cost(delay: Any) -> int:
+    return max(1, round(duration_ns(delay) / COST_UNIT_NS))
 
 
 def _least_delay(links: dict[tuple[str, str], int], src: str, dst: str) -> list[str]:
@@ -407,8 +486,7 @@ def translate(
             for s in sets:
                 net.lines.append(f"[[$ns link ${router[a]} ${router[b]}] queue] set {s}")
             if topo is not None:
-                cost = max(1, round(duration_ns(spec["delay"]) / 1000))
-                net.lines.append(f"$ns cost ${router[a]} ${router[b]} {cost}")
+                net.lines.append(f"$ns cost ${router[a]} ${router[b]} {_cost(spec['delay'])}")
             loss = float(spec.get("loss", 0.0))
             if loss > 0:
                 net.lines += [
@@ -421,7 +499,18 @@ def translate(
                 ]
             qobjs.append(f"{a}->{b}")
     if topo is not None:
+        costs = {k: max(1, round(v / COST_UNIT_NS)) for k, v in core_delay.items()}
         for gi, g in enumerate(groups):
+            for a, b in ((g["src"], g["dst"]), (g["dst"], g["src"])):
+                route = _least_delay(core_delay, a, b)
+                total = sum(costs[(route[i], route[i + 1])] for i in range(len(route) - 1))
+                if route != _least_delay(costs, a, b) or total >= NS2_INFINITY:
+                    raise Unsupported(
+                        "topology.links",
+                        f"{a} -> {b}",
+                        "link delays whose least-delay route ns-2's costs (100 µs units, "
+                        "path < 1.6 s) also choose",
+                    )
             if g.get("path"):
                 want = list(g["path"])
                 if want != _least_delay(core_delay, g["src"], g["dst"]):
