@@ -251,3 +251,29 @@ fn dctcp_agrees_with_ns3_tcp_dctcp_on_a_step_marking_queue() {
     assert_eq!(f(&ours, "loss_rate"), 0.0);
     assert_eq!(ns3["drops"].as_u64(), Some(0));
 }
+
+/// CUBIC at 100 Mbps (windows of about 110 segments, where the cubic curve, not the
+/// Reno-friendly estimate, sets the window), 375-packet DropTail buffer, beside ns-3's
+/// TcpCubic. Loss is rare here (about 100 drops in 40 s), so its tolerance is the loosest.
+#[test]
+fn cubic_at_100mbps_agrees_with_ns3_tcp_cubic() {
+    let text = ten_flows_cc("cubic", None)
+        .replace("rate = \"10Mbps\"", "rate = \"100Mbps\"")
+        .replace("buffer = 100", "buffer = 375")
+        .replace("access_rate = \"100Mbps\"", "access_rate = \"1Gbps\"")
+        .replace("duration = \"100s\"", "duration = \"60s\"");
+    assert!(text.contains("\"100Mbps\"") && text.contains("\"1Gbps\"") && text.contains("60s"));
+    let ours = run(&text);
+    assert_conserved(&ours);
+    agree(
+        &ours,
+        &reference("ns3_dumbbell_100mbps_10flows_cubic_sack.json"),
+        &[
+            (UTILISATION, 0.10),
+            (QUEUE, 0.10),
+            (DELAY, 0.10),
+            (JAIN, 0.10),
+            (LOSS, 0.30),
+        ],
+    );
+}
