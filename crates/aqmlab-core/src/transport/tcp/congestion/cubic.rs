@@ -20,7 +20,10 @@
 //! that follows a retransmission timeout (RFC 3465 §2.3).
 //!
 //! Parameters (the RFC's and ns-3's defaults, not configurable here): `C = 0.4`,
-//! `β_cubic = 0.7`, fast convergence on, Reno-friendly region on.
+//! `β_cubic = 0.7`, fast convergence on, Reno-friendly region on. One reading is a choice,
+//! `tcp.cubic_friendly` ([`Friendliness`]): `rfc` (default) switches `α_cubic` to 1 once
+//! `W_est ≥ cwnd_prior` (RFC 9438 §4.3); `linux` keeps `α_cubic = 3(1 − β)/(1 + β)` throughout,
+//! as Linux's `tcp_friendliness` and ns-3's `TcpCubic` (`TcpFriendliness`) do.
 //!
 //! Readings where sources differ (and why):
 //! - `RTT` in `t + RTT` is the lowest RTT seen (Linux's and ns-3's `delay_min`); the RFC names
@@ -41,9 +44,23 @@
 //!   burst that followed overflowed the buffer and timed out again, every second or so for
 //!   20 s (one flow: 24 timeouts, 14 376 retransmissions; Jain 0.72 where ns-3 had 0.96).
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::time::SimTime;
 
 use super::{Ack, Controller, Window};
+
+/// How CUBIC's Reno-friendly estimate grows: where RFC 9438 and Linux/ns-3 differ.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Friendliness {
+    /// RFC 9438 §4.3: `α_cubic = 3(1 − β)/(1 + β)` until `W_est` reaches `cwnd_prior`, then 1.
+    #[default]
+    Rfc,
+    /// Linux `tcp_cubic` and ns-3 `TcpCubic`: `α_cubic = 3(1 − β)/(1 + β)` throughout.
+    Linux,
+}
 
 /// RFC 9438 `C`, segments / s³.
 pub const C: f64 = 0.4;
@@ -68,6 +85,8 @@ pub struct Cubic {
     w_est: f64,
     /// In the slow start that follows a retransmission timeout (RFC 3465 §2.3: `L = 1`).
     after_timeout: bool,
+    /// Configured: the Reno-friendly estimate's growth.
+    friendliness: Friendliness,
 }
 
 /// RFC 3465 `L`: the most segments one ACK may add to `cwnd` in slow start.
@@ -89,6 +108,13 @@ pub fn k_of(w_max: f64, cwnd_epoch: f64) -> f64 {
 }
 
 impl Cubic {
+    pub fn new(friendliness: Friendliness) -> Cubic {
+        Cubic {
+            friendliness,
+            ..Cubic::default()
+        }
+    }
+
     /// Reports `w_max` (segments) and `k_s` (seconds) of the current epoch.
     pub fn probe(&self, f: &mut dyn FnMut(&'static str, f64)) {
         f("w_max", self.w_max);
@@ -126,7 +152,7 @@ impl Controller for Cubic {
         let t = ack.now.since(start).as_secs_f64();
         let rtt = ack.min_rtt.map_or(0.0, |r| r.as_secs_f64());
         let target = w_cubic(t + rtt, self.k, self.origin).clamp(w.cwnd, 1.5 * w.cwnd);
-        let alpha = if self.w_est >= self.cwnd_prior {
+        let alpha = if self.friendliness == Friendliness::Rfc && self.w_est >= self.cwnd_prior {
             1.0
         } else {
             3.0 * (1.0 - BETA) / (1.0 + BETA)
@@ -154,7 +180,7 @@ impl Controller for Cubic {
         w.cwnd = 1.0;
         *self = Cubic {
             after_timeout: true,
-            ..Cubic::default()
+            ..Cubic::new(self.friendliness)
         };
     }
 }
@@ -286,6 +312,38 @@ mod tests {
         // 100 RTTs of Reno-friendly growth: 7 + 100·α (α = 0.529 until W_est ≥ 10, then 1).
         assert!(w.cwnd > cubic + 10.0, "cwnd {} cubic {cubic}", w.cwnd);
         assert!((w.cwnd - c.w_est).abs() < 1.0);
+    }
+
+    /// The `linux` reading keeps α = 3(1 − β)/(1 + β) past cwnd_prior: after 100 RTTs of
+    /// Reno-friendly growth from 7 (W_max = 10) it is well below the RFC reading's window.
+    #[test]
+    fn linux_friendliness_keeps_the_small_alpha() {
+        let grow = |friendliness| {
+            let mut c = Cubic::new(friendliness);
+            let mut w = Window {
+                cwnd: 10.0,
+                ssthresh: u64::MAX,
+            };
+            c.on_loss(&mut w, 10);
+            w.cwnd = w.ssthresh as f64;
+            let mut now = 0.0f64;
+            while now < 1.0 {
+                let a = Ack {
+                    now: SimTime::ZERO + SimDuration::from_secs_f64(now),
+                    newly_acked: 1,
+                    ece: false,
+                    min_rtt: Some(SimDuration::from_millis(10)),
+                };
+                c.on_ack(&mut w, &a);
+                now += 0.010 / w.cwnd;
+            }
+            w.cwnd
+        };
+        let (rfc, linux) = (grow(Friendliness::Rfc), grow(Friendliness::Linux));
+        let alpha = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+        // 100 RTTs at α: 7 + 100·α ≈ 59.9 (within a few segments: the ACK clock is discrete).
+        assert!((linux - (7.0 + 100.0 * alpha)).abs() < 3.0, "linux {linux}");
+        assert!(rfc > linux + 20.0, "rfc {rfc}, linux {linux}");
     }
 
     #[test]
