@@ -62,69 +62,125 @@ fn dctcp_holds_the_queue_near_the_marking_threshold() {
     assert!(f(&reno, "utilisation") < f(&out, "utilisation"));
 }
 
-/// DualPI2 (RFC 9332) with five Classic flows (Reno, Not-ECT) and five L4S flows (DCTCP,
-/// ECT(1)) sharing the 10 Mbps link: L4S packets wait about the 1 ms step threshold, Classic
-/// packets about the 15 ms PI target, and the link stays full.
-#[test]
-fn dualpi2_keeps_l4s_delay_near_its_step_with_classic_flows_sharing() {
-    let text = r#"
+/// What a DualPI2 run with Classic and L4S flows sharing shows.
+struct Sharing {
+    /// L4S sojourn, samples every 20 ms after the warm-up: mean and 99th percentile, ms.
+    l4s_mean: f64,
+    l4s_p99: f64,
+    /// Classic sojourn, mean, ms.
+    classic_mean: f64,
+    /// Mean goodput per flow, L4S and Classic, Mb/s.
+    l4s_flow: f64,
+    classic_flow: f64,
+    out: aqmlab_core::scenario::run::RunOutput,
+}
+
+/// Five Classic flows (`classic_cc`, Not-ECT) and five L4S flows (DCTCP, ECT(1)) through a
+/// DualPI2 bottleneck of `rate`, all with a 60 ms base RTT.
+fn dualpi2_sharing(rate: &str, classic_cc: &str) -> Sharing {
+    let text = format!(
+        r#"
 name = "dualpi2 sharing"
 duration = "40s"
 warmup = "10s"
 [bottleneck]
-rate = "10Mbps"
+rate = "{rate}"
 delay = "20ms"
-buffer = 200
-qdisc = { kind = "dualpi2" }
+buffer = 1000
+qdisc = {{ kind = "dualpi2" }}
 [[flows]]
 count = 5
-access_rate = "100Mbps"
+access_rate = "1Gbps"
 access_delay = "10ms"
-start = { uniform = ["0s", "1s"] }
-tcp = { variant = "sack", cc = "reno" }
+start = {{ uniform = ["0s", "1s"] }}
+tcp = {{ variant = "sack", cc = "{classic_cc}" }}
 group = "classic"
 [[flows]]
 count = 5
-access_rate = "100Mbps"
+access_rate = "1Gbps"
 access_delay = "10ms"
-start = { uniform = ["0s", "1s"] }
-tcp = { variant = "sack", cc = "dctcp", ecn = true, ecn_codepoint = "ect1" }
+start = {{ uniform = ["0s", "1s"] }}
+tcp = {{ variant = "sack", cc = "dctcp", ecn = true, ecn_codepoint = "ect1" }}
 group = "l4s"
-"#;
-    let out = run(text);
+"#
+    );
+    let out = run(&text);
     assert_conserved(&out);
     let t = col_f64(&out.queue, "t_s");
-    let mean_after = |name: &str| {
-        let v = col_f64(&out.queue, name);
-        let xs: Vec<f64> = t
-            .iter()
-            .zip(v)
+    let after = |name: &str| -> Vec<f64> {
+        t.iter()
+            .zip(col_f64(&out.queue, name))
             .filter(|(t, _)| **t >= 10.0)
             .map(|(_, v)| *v)
-            .collect();
-        xs.iter().sum::<f64>() / xs.len() as f64
+            .collect()
     };
-    let l4s = mean_after("l4s_sojourn_ms");
-    let classic = mean_after("classic_sojourn_ms");
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let mut l4s = after("l4s_sojourn_ms");
+    l4s.sort_by(f64::total_cmp);
     let g = &out.summary["groups"];
-    let (gl, gc) = (
-        g["l4s"]["goodput_mbps"].as_f64().unwrap(),
-        g["classic"]["goodput_mbps"].as_f64().unwrap(),
-    );
-    println!("L4S sojourn {l4s:.2} ms, Classic {classic:.2} ms, goodput L4S {gl:.2} Classic {gc:.2} Mbps");
-    assert!(f(&out, "utilisation") > 0.95);
-    assert!(
-        (0.3..2.0).contains(&l4s),
-        "L4S delay {l4s} ms, step at 1 ms"
-    );
-    assert!(
-        (7.0..25.0).contains(&classic),
-        "Classic delay {classic} ms, target 15 ms"
-    );
-    assert_eq!(
-        g["l4s"]["drops"].as_f64(),
-        Some(0.0),
-        "L4S flows see marks, not loss"
-    );
-    assert!(gl > 1.0 && gc > 1.0, "neither class starves");
+    let per_flow = |name: &str| g[name]["goodput_mbps"].as_f64().unwrap() / 5.0;
+    Sharing {
+        l4s_mean: mean(&l4s),
+        l4s_p99: l4s[(l4s.len() * 99) / 100],
+        classic_mean: mean(&after("classic_sojourn_ms")),
+        l4s_flow: per_flow("l4s"),
+        classic_flow: per_flow("classic"),
+        out,
+    }
+}
+
+/// DualPI2 (RFC 9332) keeps L4S queueing delay near its 1 ms step with Classic flows sharing
+/// the link. "Near" is the L4S goal RFC 9330 §1 states for such a queue: below 1 ms on average
+/// and about 2 ms at the 99th percentile; the test allows a mean up to 1.5 ms and a p99 up to
+/// 3 ms (sojourn sampled every 20 ms). Classic packets wait about the PI target (15 ms, at
+/// most), the link stays full, and L4S flows see marks, not loss.
+///
+/// The coupling (p_CL = k·p', p_C = p'², k = 2) is meant to give Classic and scalable flows
+/// roughly equal windows at equal RTTs (RFC 9332 §2.1: Reno's W = 1.22/√p_C = 1.22/p' against
+/// a DCTCP-like W = 2/p_CL = 1/p'). Measured per-flow rate ratios L4S : Classic are 0.34 at
+/// 10 Mbps (the 1 ms step is little more than one packet there, so the native step, not the
+/// coupling, marks most L4S packets) and about 2 at 100 Mbps. DCTCP is not TCP Prague, which
+/// the RFC's balance assumes; the test requires the ratio within a factor of four either way
+/// (no class starves or dominates), not equality.
+#[test]
+fn dualpi2_keeps_l4s_delay_near_its_step_with_classic_flows_sharing() {
+    for (rate, classic_cc) in [
+        ("10Mbps", "reno"),
+        ("100Mbps", "reno"),
+        ("100Mbps", "cubic"),
+    ] {
+        let s = dualpi2_sharing(rate, classic_cc);
+        let ratio = s.l4s_flow / s.classic_flow;
+        println!(
+            "{rate}, {classic_cc}: L4S sojourn mean {:.2} ms, p99 {:.2} ms; Classic {:.2} ms; \
+             per flow L4S {:.2} Classic {:.2} Mbps (ratio {ratio:.2}); utilisation {:.4}",
+            s.l4s_mean,
+            s.l4s_p99,
+            s.classic_mean,
+            s.l4s_flow,
+            s.classic_flow,
+            f(&s.out, "utilisation"),
+        );
+        assert!(f(&s.out, "utilisation") > 0.95);
+        assert!(
+            s.l4s_mean > 0.0 && s.l4s_mean < 1.5,
+            "{rate}: L4S mean delay {} ms, step at 1 ms",
+            s.l4s_mean
+        );
+        assert!(s.l4s_p99 < 3.0, "{rate}: L4S p99 {} ms", s.l4s_p99);
+        assert!(
+            (5.0..25.0).contains(&s.classic_mean),
+            "{rate}: Classic delay {} ms, target 15 ms",
+            s.classic_mean
+        );
+        assert_eq!(
+            s.out.summary["groups"]["l4s"]["drops"].as_f64(),
+            Some(0.0),
+            "L4S flows see marks, not loss"
+        );
+        assert!(
+            (0.25..4.0).contains(&ratio),
+            "{rate}, {classic_cc}: L4S : Classic per-flow rate {ratio}"
+        );
+    }
 }

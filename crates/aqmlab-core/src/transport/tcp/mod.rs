@@ -161,6 +161,10 @@ pub struct TcpConfig {
     /// Congestion control: reno | cubic | dctcp (`dctcp` needs `ecn = true`). Declared last so
     /// the fields' order (which a positional array would follow) predates it; arrays are rejected.
     pub cc: CongestionControl,
+    /// rfc | linux: CUBIC's Reno-friendly estimate. `rfc` (RFC 9438 §4.3) grows it by 1 segment
+    /// per RTT once it reaches the window before the last reduction; `linux` keeps 0.53 per RTT
+    /// throughout, as Linux and ns-3's TcpCubic. Used only with `cc = "cubic"`.
+    pub cubic_friendly: congestion::Friendliness,
 }
 
 impl Default for TcpConfig {
@@ -186,6 +190,7 @@ impl Default for TcpConfig {
             rtt_label: RttLabel::None,
             model: TcpModel::Rfc,
             overhead: SimDuration::ZERO,
+            cubic_friendly: congestion::Friendliness::Rfc,
         }
     }
 }

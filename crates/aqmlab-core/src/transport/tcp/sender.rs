@@ -246,7 +246,7 @@ impl Sender {
         };
         Sender {
             conn,
-            cc: AnyController::new(cfg.cc),
+            cc: AnyController::new(cfg.cc, cfg.cubic_friendly),
             recovery: AnyRecovery::new(cfg.variant),
         }
     }

@@ -15,10 +15,15 @@
 //! `cwnd = W_est`; otherwise `cwnd += (target − cwnd) / cwnd`. On a congestion event (loss by
 //! duplicate ACKs or ECN-Echo, §4.6): `W_max = cwnd` (fast convergence, §4.7: `cwnd·(1 + β)/2`
 //! when `cwnd < W_max` already), `ssthresh = max(⌊cwnd·β⌋, 2)`, and the epoch ends. Slow start
-//! adds the segments acknowledged (RFC 3465 byte counting, as ns-3's `TcpCubic` and Linux).
+//! adds the segments acknowledged, at most `L = 2` per ACK (RFC 3465 appropriate byte counting,
+//! so a delayed ACK opens the window as two ACKs would), and at most `L = 1` in the slow start
+//! that follows a retransmission timeout (RFC 3465 §2.3).
 //!
 //! Parameters (the RFC's and ns-3's defaults, not configurable here): `C = 0.4`,
-//! `β_cubic = 0.7`, fast convergence on, Reno-friendly region on.
+//! `β_cubic = 0.7`, fast convergence on, Reno-friendly region on. One reading is a choice,
+//! `tcp.cubic_friendly` ([`Friendliness`]): `rfc` (default) switches `α_cubic` to 1 once
+//! `W_est ≥ cwnd_prior` (RFC 9438 §4.3); `linux` keeps `α_cubic = 3(1 − β)/(1 + β)` throughout,
+//! as Linux's `tcp_friendliness` and ns-3's `TcpCubic` (`TcpFriendliness`) do.
 //!
 //! Readings where sources differ (and why):
 //! - `RTT` in `t + RTT` is the lowest RTT seen (Linux's and ns-3's `delay_min`); the RFC names
@@ -32,10 +37,30 @@
 //!   is left out: the RFC has no such rule.
 //! - A retransmission timeout forgets `W_max` and the epoch (Linux `bictcp_reset` on
 //!   `TCP_CA_Loss`, ns-3 `CubicReset`), after setting `ssthresh` as for a loss.
+//! - Slow start's per-ACK limit `L` is RFC 3465's. ns-3's `TcpCubic` adds every segment an ACK
+//!   covers and Linux's `tcp_slow_start` every segment up to `ssthresh`; without a limit, the
+//!   cumulative ACK that repairs a hole after a timeout (hundreds of segments, SACKed while the
+//!   hole waited) opened `cwnd` by hundreds at once on a 100 Mbps dumbbell, and the line-rate
+//!   burst that followed overflowed the buffer and timed out again, every second or so for
+//!   20 s (one flow: 24 timeouts, 14 376 retransmissions; Jain 0.72 where ns-3 had 0.96).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::time::SimTime;
 
 use super::{Ack, Controller, Window};
+
+/// How CUBIC's Reno-friendly estimate grows: where RFC 9438 and Linux/ns-3 differ.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Friendliness {
+    /// RFC 9438 §4.3: `α_cubic = 3(1 − β)/(1 + β)` until `W_est` reaches `cwnd_prior`, then 1.
+    #[default]
+    Rfc,
+    /// Linux `tcp_cubic` and ns-3 `TcpCubic`: `α_cubic = 3(1 − β)/(1 + β)` throughout.
+    Linux,
+}
 
 /// RFC 9438 `C`, segments / s³.
 pub const C: f64 = 0.4;
@@ -58,7 +83,14 @@ pub struct Cubic {
     origin: f64,
     /// Reno-friendly estimate, segments.
     w_est: f64,
+    /// In the slow start that follows a retransmission timeout (RFC 3465 §2.3: `L = 1`).
+    after_timeout: bool,
+    /// Configured: the Reno-friendly estimate's growth.
+    friendliness: Friendliness,
 }
+
+/// RFC 3465 `L`: the most segments one ACK may add to `cwnd` in slow start.
+pub const ABC_LIMIT: u64 = 2;
 
 /// RFC 9438 eq. 1: `W_cubic(t) = C·(t − K)³ + W_max` (segments; `t`, `k` in seconds).
 pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
@@ -76,6 +108,13 @@ pub fn k_of(w_max: f64, cwnd_epoch: f64) -> f64 {
 }
 
 impl Cubic {
+    pub fn new(friendliness: Friendliness) -> Cubic {
+        Cubic {
+            friendliness,
+            ..Cubic::default()
+        }
+    }
+
     /// Reports `w_max` (segments) and `k_s` (seconds) of the current epoch.
     pub fn probe(&self, f: &mut dyn FnMut(&'static str, f64)) {
         f("w_max", self.w_max);
@@ -91,6 +130,7 @@ impl Cubic {
         };
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
+        self.after_timeout = false;
         ((cwnd * BETA).floor() as u64).max(2)
     }
 }
@@ -98,9 +138,11 @@ impl Cubic {
 impl Controller for Cubic {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if w.cwnd < w.ssthresh as f64 {
-            w.cwnd += ack.newly_acked.max(1) as f64;
+            let limit = if self.after_timeout { 1 } else { ABC_LIMIT };
+            w.cwnd += ack.newly_acked.clamp(1, limit) as f64;
             return;
         }
+        self.after_timeout = false;
         let start = *self.epoch_start.get_or_insert_with(|| {
             self.origin = self.w_max.max(w.cwnd);
             self.k = k_of(self.w_max, w.cwnd);
@@ -110,7 +152,7 @@ impl Controller for Cubic {
         let t = ack.now.since(start).as_secs_f64();
         let rtt = ack.min_rtt.map_or(0.0, |r| r.as_secs_f64());
         let target = w_cubic(t + rtt, self.k, self.origin).clamp(w.cwnd, 1.5 * w.cwnd);
-        let alpha = if self.w_est >= self.cwnd_prior {
+        let alpha = if self.friendliness == Friendliness::Rfc && self.w_est >= self.cwnd_prior {
             1.0
         } else {
             3.0 * (1.0 - BETA) / (1.0 + BETA)
@@ -136,7 +178,10 @@ impl Controller for Cubic {
     fn on_timeout(&mut self, w: &mut Window, _flight: u64) {
         w.ssthresh = self.reduce(w.cwnd);
         w.cwnd = 1.0;
-        *self = Cubic::default();
+        *self = Cubic {
+            after_timeout: true,
+            ..Cubic::new(self.friendliness)
+        };
     }
 }
 
@@ -269,6 +314,38 @@ mod tests {
         assert!((w.cwnd - c.w_est).abs() < 1.0);
     }
 
+    /// The `linux` reading keeps α = 3(1 − β)/(1 + β) past cwnd_prior: after 100 RTTs of
+    /// Reno-friendly growth from 7 (W_max = 10) it is well below the RFC reading's window.
+    #[test]
+    fn linux_friendliness_keeps_the_small_alpha() {
+        let grow = |friendliness| {
+            let mut c = Cubic::new(friendliness);
+            let mut w = Window {
+                cwnd: 10.0,
+                ssthresh: u64::MAX,
+            };
+            c.on_loss(&mut w, 10);
+            w.cwnd = w.ssthresh as f64;
+            let mut now = 0.0f64;
+            while now < 1.0 {
+                let a = Ack {
+                    now: SimTime::ZERO + SimDuration::from_secs_f64(now),
+                    newly_acked: 1,
+                    ece: false,
+                    min_rtt: Some(SimDuration::from_millis(10)),
+                };
+                c.on_ack(&mut w, &a);
+                now += 0.010 / w.cwnd;
+            }
+            w.cwnd
+        };
+        let (rfc, linux) = (grow(Friendliness::Rfc), grow(Friendliness::Linux));
+        let alpha = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+        // 100 RTTs at α: 7 + 100·α ≈ 59.9 (within a few segments: the ACK clock is discrete).
+        assert!((linux - (7.0 + 100.0 * alpha)).abs() < 3.0, "linux {linux}");
+        assert!(rfc > linux + 20.0, "rfc {rfc}, linux {linux}");
+    }
+
     #[test]
     fn timeout_forgets_the_epoch() {
         let mut c = Cubic::default();
@@ -279,10 +356,38 @@ mod tests {
         c.on_timeout(&mut w, 40);
         assert_eq!((w.cwnd, w.ssthresh), (1.0, 28));
         assert_eq!(c.w_max, 0.0);
-        // Slow start adds the segments acknowledged.
+        // The slow start after a timeout adds one segment per ACK (RFC 3465 §2.3, L = 1),
+        // however many the ACK covers.
+        let mut a = ack_at(0);
+        a.newly_acked = 300;
+        c.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 2.0);
+    }
+
+    #[test]
+    fn slow_start_counts_at_most_two_segments_per_ack() {
+        let mut c = Cubic::default();
+        let mut w = Window {
+            cwnd: 2.0,
+            ssthresh: u64::MAX,
+        };
+        for (newly, cwnd) in [(1, 3.0), (2, 5.0), (500, 7.0)] {
+            let mut a = ack_at(0);
+            a.newly_acked = newly;
+            c.on_ack(&mut w, &a);
+            assert_eq!(w.cwnd, cwnd, "after an ACK of {newly}");
+        }
+        // Out of slow start: the next slow start (after a timeout) counts one per ACK until
+        // it reaches ssthresh, then two again after a later loss.
+        c.on_timeout(&mut w, 7);
+        assert_eq!((w.cwnd, w.ssthresh), (1.0, 4));
         let mut a = ack_at(0);
         a.newly_acked = 2;
-        c.on_ack(&mut w, &a);
-        assert_eq!(w.cwnd, 3.0);
+        for cwnd in [2.0, 3.0, 4.0] {
+            c.on_ack(&mut w, &a);
+            assert_eq!(w.cwnd, cwnd);
+        }
+        c.on_ack(&mut w, &a); // congestion avoidance: leaves the post-timeout slow start
+        assert!(!c.after_timeout);
     }
 }

@@ -16,7 +16,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod reno;
 
-pub use cubic::Cubic;
+pub use cubic::{Cubic, Friendliness};
 pub use dctcp::Dctcp;
 pub use reno::Reno;
 
@@ -106,12 +106,12 @@ pub enum AnyController {
 }
 
 impl AnyController {
-    /// The controller for `tcp.cc`; Reno, NewReno and SACK (`tcp.variant`) differ only in
+    /// The controller for `tcp.cc` (`friendliness`: `tcp.cubic_friendly`); Reno, NewReno and SACK (`tcp.variant`) differ only in
     /// recovery.
-    pub fn new(cc: CongestionControl) -> AnyController {
+    pub fn new(cc: CongestionControl, friendliness: Friendliness) -> AnyController {
         match cc {
             CongestionControl::Reno => AnyController::Reno(Reno),
-            CongestionControl::Cubic => AnyController::Cubic(Cubic::default()),
+            CongestionControl::Cubic => AnyController::Cubic(Cubic::new(friendliness)),
             CongestionControl::Dctcp => AnyController::Dctcp(Dctcp::default()),
         }
     }
