@@ -119,11 +119,29 @@ class Report:
     def _claims_df(self) -> pd.DataFrame:
         return claims_mod.table(self.results)
 
+    def _ns2_note(self) -> str:
+        """Where ns-2's verdict (on the baselines it runs) and aqmlab's part, from the numbers."""
+        judged = sum(bool(r.ns2_verdict) for r in self.results)
+        if not judged:
+            return (
+                "**ns-2 column:** no claim of this paper has both sides in the recorded ns-2 "
+                "runs (see `aqmlab/papers/ns2/README.md`)."
+            )
+        parts = claims_mod.ns2_agreement(self.results)
+        head = (
+            f"**ns-2 column:** {judged} claim(s) judged on the recorded ns-2.35 runs of the "
+            "baselines ns-2 has (same scenarios and seeds); "
+        )
+        if not parts:
+            return head + "ns-2's verdict is aqmlab's on every one."
+        return head + "where the verdicts part:\n\n" + "\n".join(f"- {x}" for x in parts)
+
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", f"Paper: `{self.paper_file}`", ""]
         if self.results:
             lines += [claims_mod.summary_line(self.results), ""]
             lines += ["## Claims", "", pages.markdown_table(self._claims_df()), ""]
+            lines += [self._ns2_note(), ""]
         for kind, body in self._blocks:
             if kind == "section":
                 lines += [f"## {body}", ""]
@@ -147,6 +165,7 @@ class Report:
             parts.append(f"<p><b>{esc(claims_mod.summary_line(self.results))}</b></p>")
             parts.append("<h2>Claims</h2>")
             parts.append(pages.claims_table(self._claims_df()))
+            parts.append(pages.markdown_html(self._ns2_note()))
         for kind, body in self._blocks:
             if kind == "section":
                 parts.append(f"<h2>{esc(body)}</h2>")
