@@ -271,6 +271,36 @@ def ns2_agreement(results: Sequence[Result]) -> list[str]:
     return out
 
 
+#: Label columns that name an experiment, the first present groups the baseline table.
+_EXPERIMENT_LABELS = ("trial", "experiment", "figure")
+
+
+def ns2_baselines(refs: dict[str, Any], by: Sequence[str] | None = None) -> pd.DataFrame:
+    """The recorded baseline runs, ns-2 beside aqmlab (its ``ns2`` TCP model on the same
+    resolved flows, recorded with them): means over seeds and points of utilisation, loss (%)
+    and mean queue (packets), per algorithm and experiment (or ``by``)."""
+    runs = refs.get("runs") or []
+    if not runs:
+        return pd.DataFrame()
+    labels = pd.DataFrame([r["labels"] for r in runs])
+    if by is None:
+        exp = next((c for c in _EXPERIMENT_LABELS if c in labels.columns), None)
+        by = ["algorithm"] + ([exp] if exp else [])
+    rows = []
+    for side, key in (("ns-2", "ns2"), ("aqmlab", "aqmlab_ns2_model")):
+        vals = pd.DataFrame([r[key] for r in runs]).astype(float)
+        df = pd.concat([labels[list(by)], vals], axis=1)
+        df["loss_pct"] = 100.0 * df["loss_rate"]
+        g = df.groupby(list(by), sort=False)[["utilisation", "loss_pct", "queue_mean_pkts"]]
+        rows.append(g.mean().add_suffix(f" {side}"))
+    out = pd.concat(rows, axis=1).reset_index()
+    out.insert(len(by), "runs", labels.groupby(list(by), sort=False).size().to_numpy())
+    order = [*by, "runs"]
+    for m in ("utilisation", "loss_pct", "queue_mean_pkts"):
+        order += [f"{m} ns-2", f"{m} aqmlab"]
+    return out[order].round(3)
+
+
 def _num(x: float | None) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
@@ -402,6 +432,7 @@ __all__ = [
     "evaluate",
     "judge_case",
     "ns2_agreement",
+    "ns2_baselines",
     "ns2_cell",
     "ns2_refs",
     "per_seed",

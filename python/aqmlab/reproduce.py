@@ -248,6 +248,7 @@ def reproduce(
     t_runs = time.perf_counter() - t0
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)
     repro.report(runs, rep, quick)
+    _ns2_section(rep, repro.id)
     seconds = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
     rep.section("Run statistics")
@@ -258,6 +259,39 @@ def reproduce(
     )
     rep.write(out)
     return Outcome(runs=runs, report=rep, out_dir=out, seconds=seconds, cpu_seconds=cpu)
+
+
+def _ns2_section(rep: Report, paper_id: str) -> None:
+    """The baselines ns-2 has, in ns-2.35 and in aqmlab on the same resolved flows (from the
+    recorded ``papers/ns2/<id>.json``): whether the network behaves alike under them."""
+    refs = claims_mod.ns2_refs(paper_id)
+    t = claims_mod.ns2_baselines(refs, getattr(_module(paper_id), "NS2_GROUP", None))
+    if t.empty:
+        return
+    rep.section("Baselines in ns-2.35 and in aqmlab (the ns-2 column's runs)")
+    rep.text(
+        f"Recorded by `{refs.get('command', 'python -m aqmlab.papers.ns2_record')}` "
+        f"({refs.get('source', 'ns-2.35')}): {refs.get('points', len(refs['runs']))} runs of "
+        f"the full reproduction's baseline points, seeds {refs.get('seeds')} "
+        f"({refs.get('seeds_note', '')}); aqmlab ran each with its `ns2` TCP model on the same "
+        "resolved flows. Means over seeds and points."
+    )
+    rep.table(t, "Utilisation, loss (%) and mean queue (packets): ns-2 beside aqmlab.")
+    worst = []
+    for m in ("utilisation", "loss_pct", "queue_mean_pkts"):
+        a, b = t[f"{m} aqmlab"].astype(float), t[f"{m} ns-2"].astype(float)
+        rel = ((a - b).abs() / b.abs().clip(lower=1e-9)).where(b.abs() > 1e-3)
+        if rel.notna().any():
+            i = rel.idxmax()
+            worst.append(f"{m} {rel[i]:.0%} (row {int(i) + 1}: {a[i]:g} vs {b[i]:g})")
+    if worst:
+        rep.text("Largest relative gap aqmlab vs ns-2 per metric: " + "; ".join(worst) + ".")
+
+
+def _module(paper_id: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f"aqmlab.papers.{paper_id}")
 
 
 def _cpu_seconds() -> float:

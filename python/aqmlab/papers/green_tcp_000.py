@@ -103,6 +103,8 @@ N_23 = [100, 250, 400]
 QUICK_N = [100, 250, 400]
 SEEDS = {1: (1, 2, 3), 2: (1, 2), 3: (1, 2)}
 SEEDS_QUICK = (1, 2)
+#: The ns-2 baseline table (DropTail in ns-2 and aqmlab) by load: the queue claims are about N.
+NS2_GROUP = ("algorithm", "experiment", "n")
 #: Quick mode: simulated seconds per run (the full runs are the paper's 180 s), and warm-up.
 QUICK_DURATION_S = 15
 QUICK_WARMUP_S = 5
