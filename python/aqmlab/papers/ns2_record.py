@@ -140,21 +140,27 @@ def _groups(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+#: Runs with more flows keep only per-group goodput.
+MAX_FLOWS_KEPT = 200
+
+
 def run_point(p: Point) -> dict[str, Any]:
     """One point in ns-2 (and aqmlab's ns2 TCP model beside it, for the record)."""
     seed = int(p.labels.get("seed", p.scenario.get("seed", 1)))
     sr = run_seed(p.scenario, seed)
     doc = tomllib.loads(api.validate(ns2_tcp_model(api.prepare(p.scenario, seed=seed)[0])))
     names = _groups(doc)
-    per_group: dict[str, list[float]] = {}
+    per_group: dict[str, float] = {}
     for fid, g in sorted(sr.ns2.goodput_mbps.items()):
-        per_group.setdefault(names[fid] if fid < len(names) else "?", []).append(round(g, 6))
+        name = names[fid] if fid < len(names) else "?"
+        per_group[name] = per_group.get(name, 0.0) + g
     flat = [round(g, 6) for _, g in sorted(sr.ns2.goodput_mbps.items())]
     return {
-        "ns2_flow_goodput_mbps": flat,
+        # Per flow (id order) only where a paper compares flows: the file stays small.
+        "ns2_flow_goodput_mbps": flat if len(flat) <= MAX_FLOWS_KEPT else None,
+        "ns2_goodput_mbps": {k: round(v, 6) for k, v in per_group.items()},
         "labels": {k: _plain(v) for k, v in p.labels.items()},
         "ns2": {k: _round(v) for k, v in sr.ns2.values.items()},
-        "ns2_goodput_mbps": per_group,
         "aqmlab_ns2_model": {k: _round(v) for k, v in sr.aqmlab.values.items()},
     }
 
@@ -201,7 +207,7 @@ def runs_frame(records: list[dict[str, Any]], others: list[Point]) -> pd.DataFra
             v = r["ns2"].get(k)
             row[col] = float("nan") if v is None else v
         for g, gp in r["ns2_goodput_mbps"].items():
-            row[f"groups.{g}.goodput_mbps"] = float(np.sum(gp))
+            row[f"groups.{g}.goodput_mbps"] = float(np.sum(gp))  # (older files: lists)
         row["ns2_goodput"] = r["ns2_goodput_mbps"]
         row["ns2_flows"] = r.get("ns2_flow_goodput_mbps")
         rows.append(row)
@@ -278,7 +284,7 @@ def _chablis_units(mod: Any, frame: pd.DataFrame) -> pd.DataFrame:
         if e in mod.FLOW_EXPS:
             vals = {f"flow {i}": g for i, g in enumerate(flows)}
         elif e == 2:
-            vals = {c: float(np.sum(gp.get(c, [0.0]))) for c in mod.CLUSTERS}
+            vals = {c: float(np.sum(gp.get(c, 0.0))) for c in mod.CLUSTERS}
         else:
             continue
         drop = 100.0 * float(r["loss_rate"])
