@@ -344,6 +344,14 @@ def tables(paper_id: str, frame: pd.DataFrame) -> dict[str, Any]:
             },
             "trial1_by_sessions": per_load,
         }
+    if paper_id == "adaptive_red_004":
+        d = mod.Data(frame, False)
+        fig1: dict[str, dict[str, Any]] = {}
+        for n in d.ns("1"):
+            c = d.curve("1", n, "loss_rate").mean()
+            if c.notna().any():
+                fig1[str(n)] = {"argmin_max_p": float(c.idxmin())}
+        return {"fig1": fig1}
     if paper_id == "chablis_002":
         u = _chablis_units(mod, frame)
         agg = mod.aggregate(u.dropna(subset=["min"]))
