@@ -238,7 +238,7 @@ def _ns2_text(c: Claim, refs: dict[str, Any]) -> str:
     if not e:
         why = refs.get("not_recorded", {}).get(c.id)
         if why is not None and c.in_ns2:
-            return f"{DASH} (not recorded: {why})"
+            return f"{DASH} ({why})"
         return DASH if c.in_ns2 else "not in ns-2"
     cases = e["cases"]
     body = "; ".join(f"{k}: {_num(v[0])} vs {_num(v[1])}" for k, v in cases.items())

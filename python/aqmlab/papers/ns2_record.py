@@ -257,7 +257,7 @@ def ns2_claims(paper_id: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict
         if c.id in missing:
             continue
         if not judged:
-            missing[c.id] = "no case with both sides in ns-2"
+            missing[c.id] = "no case with both sides in ns-2: one side is an algorithm ns-2 lacks"
             continue
         out[c.id] = {
             "verdict": claims.combine(c.quorum, [k.verdict for k in judged]),
