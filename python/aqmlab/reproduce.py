@@ -265,6 +265,8 @@ def _ns2_section(rep: Report, paper_id: str) -> None:
     """The baselines ns-2 has, in ns-2.35 and in aqmlab on the same resolved flows (from the
     recorded ``papers/ns2/<id>.json``): whether the network behaves alike under them."""
     refs = claims_mod.ns2_refs(paper_id)
+    if not refs.get("runs"):
+        return
     t = claims_mod.ns2_baselines(refs, getattr(_module(paper_id), "NS2_GROUP", None))
     if t.empty:
         return
@@ -289,9 +291,13 @@ def _ns2_section(rep: Report, paper_id: str) -> None:
 
 
 def _module(paper_id: str) -> Any:
+    """The paper module of a registered reproduction (None for others, e.g. in tests)."""
     import importlib
 
-    return importlib.import_module(f"aqmlab.papers.{paper_id}")
+    try:
+        return importlib.import_module(f"aqmlab.papers.{paper_id}")
+    except ModuleNotFoundError:
+        return None
 
 
 def _cpu_seconds() -> float:
