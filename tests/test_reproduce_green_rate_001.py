@@ -78,7 +78,10 @@ def test_report_and_table1(outcome: reproduce.Outcome, m):
     t = g.table1(g.paper_runs(m))
     assert list(t["algorithm"]) == ["DropTail", "RED", "BLUE", "REM", "GREEN"]
     assert list(t["loss % published"]) == [6.85, 5.43, 0.14, 0.23, 0.05]
-    assert set(t["loss % ns-2"]) == {"—"}
+    # ns-2 runs the baselines (averaged over the same loads as aqmlab); not BLUE or GREEN.
+    ns2 = dict(zip(t["algorithm"], t["loss % ns-2"], strict=True))
+    assert ns2["BLUE"] == ns2["GREEN"] == "—"
+    assert all(isinstance(ns2[a], float) and ns2[a] > 0 for a in ("DropTail", "RED", "REM"))
     assert set(m.loc[m["trial"] == 1, "sessions"]) == set(g.QUICK[1])
 
 

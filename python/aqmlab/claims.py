@@ -108,6 +108,8 @@ class Result:
     cases: list[CaseResult] = field(default_factory=list)
     error: str = ""
     ns2: str = DASH
+    #: The claim judged on the recorded ns-2 runs of the baselines (:func:`ns2_refs`), or "".
+    ns2_verdict: str = ""
 
     def held(self) -> bool:
         return self.verdict == "holds"
@@ -193,6 +195,7 @@ def evaluate(claims: Sequence[Claim], data: Any, ns2: dict[str, Any] | None = No
             continue
         r = Result(c, combine(c.quorum, [k.verdict for k in cases]), cases)
         r.ns2 = _ns2_text(c, ns2 or {})
+        r.ns2_verdict = _ns2_verdict(c, ns2 or {})
         out.append(r)
     return out
 
@@ -215,15 +218,91 @@ def ns2_cell(refs: dict[str, Any], table: str, row: str, col: str) -> Any:
     return DASH if v is None else v
 
 
+def _ns2_entry(c: Claim, refs: dict[str, Any]) -> dict[str, Any]:
+    """A claim's recorded ns-2 entry in the one form: {"verdict", "of", "cases"}; an older
+    bare {case label: [lhs, rhs]} has no verdict."""
+    entry = refs.get("claims", {}).get(c.id)
+    if not entry:
+        return {}
+    if "cases" in entry:
+        return dict(entry)
+    return {"verdict": "", "of": len(entry), "cases": entry}
+
+
+def _ns2_verdict(c: Claim, refs: dict[str, Any]) -> str:
+    return str(_ns2_entry(c, refs).get("verdict", ""))
+
+
 def _ns2_text(c: Claim, refs: dict[str, Any]) -> str:
-    cases = refs.get("claims", {}).get(c.id)
-    if not cases:
+    e = _ns2_entry(c, refs)
+    if not e:
+        why = refs.get("not_recorded", {}).get(c.id)
+        if why is not None and c.in_ns2:
+            return f"{DASH} ({why})"
         return DASH if c.in_ns2 else "not in ns-2"
-    return "; ".join(f"{k}: {_num(v[0])} vs {_num(v[1])}" for k, v in cases.items())
+    cases = e["cases"]
+    body = "; ".join(f"{k}: {_num(v[0])} vs {_num(v[1])}" for k, v in cases.items())
+    head = e.get("verdict", "")
+    if head and len(cases) < int(e.get("of", len(cases))):
+        head += f" ({len(cases)} of {e['of']} cases have both sides in ns-2)"
+    return f"{head}: {body}" if head else body
 
 
-def _num(x: float) -> str:
-    if not math.isfinite(x):
+def ns2_agreement(results: Sequence[Result]) -> list[str]:
+    """Sentences on where ns-2 and aqmlab part on a claim (from the verdicts, no fixed text):
+    ns-2 holds and aqmlab does not, and the other way round."""
+    out = []
+    for i, r in enumerate(results, 1):
+        v = r.ns2_verdict
+        if not v or v == r.verdict:
+            continue
+        if v == "holds" and r.verdict != "holds":
+            out.append(
+                f"Claim {i} ({r.claim.id}): ns-2 agrees with the paper (holds on the "
+                f"cases ns-2 runs), aqmlab does not ({r.verdict})."
+            )
+        elif r.verdict == "holds":
+            out.append(
+                f"Claim {i} ({r.claim.id}): aqmlab agrees with the paper, ns-2 does not "
+                f"({v} on the cases ns-2 runs)."
+            )
+        else:
+            out.append(f"Claim {i} ({r.claim.id}): ns-2 {v}, aqmlab {r.verdict}.")
+    return out
+
+
+#: Label columns that name an experiment, the first present groups the baseline table.
+_EXPERIMENT_LABELS = ("trial", "experiment", "figure")
+
+
+def ns2_baselines(refs: dict[str, Any], by: Sequence[str] | None = None) -> pd.DataFrame:
+    """The recorded baseline runs, ns-2 beside aqmlab (its ``ns2`` TCP model on the same
+    resolved flows, recorded with them): means over seeds and points of utilisation, loss (%)
+    and mean queue (packets), per algorithm and experiment (or ``by``)."""
+    runs = refs.get("runs") or []
+    if not runs:
+        return pd.DataFrame()
+    labels = pd.DataFrame([r["labels"] for r in runs])
+    if by is None:
+        exp = next((c for c in _EXPERIMENT_LABELS if c in labels.columns), None)
+        by = ["algorithm"] + ([exp] if exp else [])
+    rows = []
+    for side, key in (("ns-2", "ns2"), ("aqmlab", "aqmlab_ns2_model")):
+        vals = pd.DataFrame([r[key] for r in runs]).astype(float)
+        df = pd.concat([labels[list(by)], vals], axis=1)
+        df["loss_pct"] = 100.0 * df["loss_rate"]
+        g = df.groupby(list(by), sort=False)[["utilisation", "loss_pct", "queue_mean_pkts"]]
+        rows.append(g.mean().add_suffix(f" {side}"))
+    out = pd.concat(rows, axis=1).reset_index()
+    out.insert(len(by), "runs", labels.groupby(list(by), sort=False).size().to_numpy())
+    order = [*by, "runs"]
+    for m in ("utilisation", "loss_pct", "queue_mean_pkts"):
+        order += [f"{m} ns-2", f"{m} aqmlab"]
+    return out[order].round(3)
+
+
+def _num(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
         return "n/a"
     a = abs(x)
     if a >= 100:
@@ -308,6 +387,7 @@ def to_json(results: Sequence[Result]) -> list[dict[str, Any]]:
                 "holds": r.verdict == "holds",
                 "error": r.error,
                 "ns2": r.ns2,
+                "ns2_verdict": r.ns2_verdict,
                 "cases": [
                     {
                         "label": k.label,
@@ -351,6 +431,8 @@ __all__ = [
     "counts",
     "evaluate",
     "judge_case",
+    "ns2_agreement",
+    "ns2_baselines",
     "ns2_cell",
     "ns2_refs",
     "per_seed",

@@ -119,11 +119,29 @@ class Report:
     def _claims_df(self) -> pd.DataFrame:
         return claims_mod.table(self.results)
 
+    def _ns2_note(self) -> str:
+        """Where ns-2's verdict (on the baselines it runs) and aqmlab's part, from the numbers."""
+        judged = sum(bool(r.ns2_verdict) for r in self.results)
+        if not judged:
+            return (
+                "**ns-2 column:** no claim of this paper has both sides in the recorded ns-2 "
+                "runs (see `aqmlab/papers/ns2/README.md`)."
+            )
+        parts = claims_mod.ns2_agreement(self.results)
+        head = (
+            f"**ns-2 column:** {judged} claim(s) judged on the recorded ns-2.35 runs of the "
+            "baselines ns-2 has (same scenarios and seeds); "
+        )
+        if not parts:
+            return head + "ns-2's verdict is aqmlab's on every one."
+        return head + "where the verdicts part:\n\n" + "\n".join(f"- {x}" for x in parts)
+
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", f"Paper: `{self.paper_file}`", ""]
         if self.results:
             lines += [claims_mod.summary_line(self.results), ""]
             lines += ["## Claims", "", pages.markdown_table(self._claims_df()), ""]
+            lines += [self._ns2_note(), ""]
         for kind, body in self._blocks:
             if kind == "section":
                 lines += [f"## {body}", ""]
@@ -147,6 +165,7 @@ class Report:
             parts.append(f"<p><b>{esc(claims_mod.summary_line(self.results))}</b></p>")
             parts.append("<h2>Claims</h2>")
             parts.append(pages.claims_table(self._claims_df()))
+            parts.append(pages.markdown_html(self._ns2_note()))
         for kind, body in self._blocks:
             if kind == "section":
                 parts.append(f"<h2>{esc(body)}</h2>")
@@ -229,6 +248,7 @@ def reproduce(
     t_runs = time.perf_counter() - t0
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)
     repro.report(runs, rep, quick)
+    _ns2_section(rep, repro.id)
     seconds = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
     rep.section("Run statistics")
@@ -239,6 +259,45 @@ def reproduce(
     )
     rep.write(out)
     return Outcome(runs=runs, report=rep, out_dir=out, seconds=seconds, cpu_seconds=cpu)
+
+
+def _ns2_section(rep: Report, paper_id: str) -> None:
+    """The baselines ns-2 has, in ns-2.35 and in aqmlab on the same resolved flows (from the
+    recorded ``papers/ns2/<id>.json``): whether the network behaves alike under them."""
+    refs = claims_mod.ns2_refs(paper_id)
+    if not refs.get("runs"):
+        return
+    t = claims_mod.ns2_baselines(refs, getattr(_module(paper_id), "NS2_GROUP", None))
+    if t.empty:
+        return
+    rep.section("Baselines in ns-2.35 and in aqmlab (the ns-2 column's runs)")
+    rep.text(
+        f"Recorded by `{refs.get('command', 'python -m aqmlab.papers.ns2_record')}` "
+        f"({refs.get('source', 'ns-2.35')}): {refs.get('points', len(refs['runs']))} runs of "
+        f"the full reproduction's baseline points, seeds {refs.get('seeds')} "
+        f"({refs.get('seeds_note', '')}); aqmlab ran each with its `ns2` TCP model on the same "
+        "resolved flows. Means over seeds and points."
+    )
+    rep.table(t, "Utilisation, loss (%) and mean queue (packets): ns-2 beside aqmlab.")
+    worst = []
+    for m in ("utilisation", "loss_pct", "queue_mean_pkts"):
+        a, b = t[f"{m} aqmlab"].astype(float), t[f"{m} ns-2"].astype(float)
+        rel = ((a - b).abs() / b.abs().clip(lower=1e-9)).where(b.abs() > 1e-3)
+        if rel.notna().any():
+            i = rel.idxmax()
+            worst.append(f"{m} {rel[i]:.0%} (row {int(i) + 1}: {a[i]:g} vs {b[i]:g})")
+    if worst:
+        rep.text("Largest relative gap aqmlab vs ns-2 per metric: " + "; ".join(worst) + ".")
+
+
+def _module(paper_id: str) -> Any:
+    """The paper module of a registered reproduction (None for others, e.g. in tests)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"aqmlab.papers.{paper_id}")
+    except ModuleNotFoundError:
+        return None
 
 
 def _cpu_seconds() -> float:

@@ -212,7 +212,9 @@ def _ns2_metrics(run: ns2.NsRun, rtt: dict[int, float]) -> compare.RunMetrics:
     w = m["window_s"]
     goodput = {i: b * 8 / w / 1e6 for i, (b, _, _) in run.flows.items()}
     values = {
-        "utilisation": m["bdepartures_"] * 8 / (m["rate_bps"] * w),
+        # ns-2's queue byte counters are 32-bit ints and wrap (155 Mbps x 180 s); the window's
+        # bytes stay below 2^32 there, so the difference modulo 2^32 is exact.
+        "utilisation": (m["bdepartures_"] % 2**32) * 8 / (m["rate_bps"] * w),
         "loss_rate": m["pdrops_"] / m["parrivals_"] if m["parrivals_"] else float("nan"),
         "drops_bottleneck": m["pdrops_"],
         "drops_access": m["access_drops_run"],

@@ -396,8 +396,12 @@ def translate(
             raise Unsupported(
                 f"flows.{gi}.kind", kind, f"ns-2 cross-check runs: {', '.join(FLOW_KINDS)}"
             )
-        if g.get("duration") is not None:
-            raise Unsupported(f"flows.{gi}.duration", g["duration"], "use `active` intervals")
+        dur = g.get("duration")
+        if dur is not None and not (isinstance(dur, dict) and "list" in dur):
+            # A drawn duration is not in the flows table; a listed one is (one per flow).
+            raise Unsupported(
+                f"flows.{gi}.duration", dur, "`active` intervals, or `{ list = [...] }`"
+            )
 
     lines: list[str] = []
     # Whether the flows are ECN-capable: True (all), False (none), None (mixed).
@@ -632,7 +636,15 @@ def translate(
             else:
                 go = f"$app({f.id}) start"
             active = g.get("active") or []
-            if not active:
+            listed = (g.get("duration") or {}).get("list")
+            if listed is not None:
+                # Session: stop new data `duration` after the start (aqmlab's `duration`).
+                stop_at = start + duration_s(listed[j])
+                net.lines.append(f"$ns at {start:.9f} {{{go}}}")
+                if stop_at < duration / 1e9:
+                    stop = f"${a} advance 0" if kind == "tcp" else f"$app({f.id}) stop"
+                    net.lines.append(f"$ns at {stop_at:.9f} {{{stop}}}")
+            elif not active:
                 net.lines.append(f"$ns at {start:.9f} {{{go}}}")
             else:
                 for on, off in active:

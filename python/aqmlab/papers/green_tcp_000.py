@@ -103,6 +103,8 @@ N_23 = [100, 250, 400]
 QUICK_N = [100, 250, 400]
 SEEDS = {1: (1, 2, 3), 2: (1, 2), 3: (1, 2)}
 SEEDS_QUICK = (1, 2)
+#: The ns-2 baseline table (DropTail in ns-2 and aqmlab) by load: the queue claims are about N.
+NS2_GROUP = ("algorithm", "experiment", "n")
 #: Quick mode: simulated seconds per run (the full runs are the paper's 180 s), and warm-up.
 QUICK_DURATION_S = 15
 QUICK_WARMUP_S = 5
@@ -884,7 +886,8 @@ over the FTP flows only. FRED (min_th 150, max_th 450, max_p 0.1, w_q 0.002, min
 GREEN-IDMaps draws each flow's RTT estimate once, uniformly in [0.5, 2] x its base RTT.
 Experiment 2's Pareto flows use ns-2's default shape 1.5; experiment 3's 56 kbps links have a
 10-packet buffer. "no alpha(t)" is GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
-GREEN exists only in aqmlab: its ns-2 column stays "not in ns-2"; FRED, SFB and DropTail do.
+GREEN, FRED and SFB are not in ns-2.35 (their ns-2 column says so); DropTail is, and its ns-2
+runs are set beside aqmlab's in the section "Baselines in ns-2.35 and in aqmlab".
 """
 
 
