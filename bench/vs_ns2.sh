@@ -4,10 +4,11 @@
 # runs in aqmlab and in ns-2 (`ns`, Debian package ns2), and the script prints both CPU times
 # (user + system of the whole process, as /usr/bin/time reports) and their ratio.
 #
-# The ns-2 side is the cross-check's translation: `aqmlab crosscheck SCENARIO --emit-tcl FILE`
-# writes the Tcl (packet sizes, TCP settings and queue limits matched as docs/validation.md
-# describes). aqmlab is timed twice: the Python CLI (`aqmlab run --json --no-plots`, what a user
-# runs, start-up and Parquet writing included) and the core alone (the Rust `run` example).
+# The ns-2 side is the cross-check's translation (bench/emit_tcl.py: packet sizes, TCP settings
+# and queue limits matched as docs/validation.md describes), and aqmlab runs the same scenario
+# with the cross-check's TCP model (`tcp.model = "ns2"`, ns-2.35's agents). aqmlab is timed
+# twice: the Python CLI (`aqmlab run --json --no-plots`, what a user runs, start-up and Parquet
+# writing included) and the core alone (the Rust `run` example).
 #
 #   bench/vs_ns2.sh                      # 100 and 400 flows, NewReno, 180 simulated seconds
 #   FLOWS="100" VARIANT=sack DURATION=60s REPEATS=3 bench/vs_ns2.sh
@@ -37,13 +38,14 @@ printf "%-6s %-8s %8s %10s %10s %9s %11s\n" flows variant "ns-2 s" "aqmlab s" "c
 for n in $FLOWS; do
   scen=$tmp/dumbbell_${n}.toml
   sed -e "s/^count = .*/count = $n/" -e "s/^duration = .*/duration = \"$DURATION\"/" \
-    -e "s/variant = \"newreno\"/variant = \"$VARIANT\"/" \
+    -e "s/variant = \"newreno\"/variant = \"$VARIANT\"/" -e 's/mss = 1000 }/mss = 1000, model = "ns2" }/' \
     bench/scenarios/dumbbell_155mbps_100flows.toml >"$scen"
+  grep -q 'model = "ns2"' "$scen" || { echo "error: could not set tcp.model in $scen" >&2; exit 2; }
   tcl=$tmp/dumbbell_${n}.tcl
   if [[ -n ${EMIT_TCL:-} ]]; then
     $EMIT_TCL "$scen" "$tcl"
   else
-    "$AQMLAB" crosscheck "$scen" --emit-tcl "$tcl"
+    "$(dirname "$AQMLAB")/python" bench/emit_tcl.py "$scen" "$tcl"
   fi
   for ((r = 0; r < REPEATS; r++)); do
     # Alternate which simulator goes first, so neither always meets the same machine load.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -201,3 +203,22 @@ def test_stubs_match_the_extension():
 def test_version_is_the_crates():
     assert aqmlab.__version__ == _core.version()
     assert all(part.isdigit() for part in aqmlab.__version__.split("."))
+
+
+def test_a_run_and_its_files_need_neither_pandas_nor_eager_pyarrow(tiny_path: Path, tmp_path):
+    # `aqmlab run` start-up and Parquet writing stay cheap: importing the package loads no
+    # pyarrow (crosscheck's module is loaded on first use), and building and writing the tables
+    # never imports pandas (pyarrow's `pa.array` would). A fresh interpreter, so nothing an
+    # earlier test imported counts.
+    code = (
+        "import sys, aqmlab, aqmlab.cli\n"
+        "assert 'pyarrow' not in sys.modules, 'pyarrow imported at start-up'\n"
+        f"res = aqmlab.run({str(tiny_path)!r})\n"
+        f"res.write({str(tmp_path / 'out')!r}, plots=False)\n"
+        "assert 'pandas' not in sys.modules, 'pandas imported by a run'\n"
+        "assert callable(aqmlab.crosscheck)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    back = pq.read_table(tmp_path / "out" / "flows.parquet")
+    assert back.num_rows > 0 and back.schema.field("group").type == "string"

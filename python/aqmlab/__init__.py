@@ -8,15 +8,30 @@ this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aq
 >>> res.summary["jain_index"], res.flows.to_pandas().head()                  # doctest: +SKIP
 """
 
+from typing import TYPE_CHECKING, Any
+
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, schema, validate
-from aqmlab.ns2 import crosscheck
 from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
 from aqmlab.results import Results
 
+if TYPE_CHECKING:
+    from aqmlab.ns2 import crosscheck
+
 __version__: str = _core_version()
+
+
+def __getattr__(name: str) -> Any:
+    # aqmlab.ns2 imports pyarrow (~0.2 s of CPU): loaded when `aqmlab.crosscheck` is first used,
+    # not by every `import aqmlab` (the CLI's start-up).
+    if name == "crosscheck":
+        from aqmlab.ns2 import crosscheck
+
+        return crosscheck
+    raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
+
 
 __all__ = [
     "METRICS",

@@ -192,11 +192,15 @@ impl Link {
         let Some(f) = self.fifo.as_mut() else {
             return Next::Nothing;
         };
-        f.stats.on_arrival(&pkt);
+        // Aggregate counters only: per-flow counters are read on the measured link and a
+        // topology's declared links, which are never FIFO-arithmetic, and keeping them here cost
+        // a hash-map update per packet on every host link and the dumbbell's reverse bottleneck.
+        f.stats.arrivals += 1;
+        f.stats.arrival_bytes += pkt.size_bytes as u64;
         if f.limit
             .would_overflow(waiting, waiting_bytes, pkt.size_bytes)
         {
-            f.stats.on_drop_before_enqueue(&pkt, Reason::Overflow);
+            f.stats.dropped_before_enqueue[Reason::Overflow as usize] += 1;
             return Next::Nothing;
         }
         f.stats.on_enqueue();
@@ -296,7 +300,8 @@ impl Link {
         Some((e.pkt, self.pipe.front().map(|e| e.arrival)))
     }
 
-    /// The link's queueing counters (arrivals, drops, marks per reason and per flow).
+    /// The link's queueing counters (arrivals, drops, marks per reason; per flow in queued mode
+    /// only: a FIFO-arithmetic link keeps no per-flow counters).
     pub fn stats(&self) -> &QdiscStats {
         match &self.fifo {
             Some(f) => &f.stats,
