@@ -47,11 +47,11 @@ use std::collections::VecDeque;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::codel::{self, CodelQueue};
+use super::codel;
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::qdisc::{Admission, BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -125,11 +125,10 @@ impl AlgorithmParams for Params {
     }
 }
 
-/// One flow queue (Linux `struct fq_codel_flow`).
+/// The scheduler's state of one flow queue (Linux `struct fq_codel_flow`; the packets are in
+/// the shared [`FlowQueues`]).
 #[derive(Default)]
 struct Flow {
-    q: VecDeque<Packet>,
-    bytes: u64,
     deficit: i64,
     vars: codel::Vars,
     /// In `new_flows` or `old_flows`.
@@ -145,46 +144,13 @@ fn mix(mut z: u64) -> u64 {
 }
 
 pub struct FqCoDel {
+    queues: FlowQueues,
     flows: Vec<Flow>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     quantum: i64,
     cfg: codel::Config,
-    limit: BufferLimit,
     salt: u64,
-    len_pkts: usize,
-    len_bytes: u64,
-    stats: QdiscStats,
-}
-
-/// One flow queue as CoDel's dequeue sees it; keeps the qdisc totals and counters in step.
-struct FlowView<'a> {
-    flow: &'a mut Flow,
-    len_pkts: &'a mut usize,
-    len_bytes: &'a mut u64,
-    stats: &'a mut QdiscStats,
-    dropped: &'a mut dyn FnMut(Packet, Reason),
-}
-
-impl CodelQueue for FlowView<'_> {
-    fn pop(&mut self) -> Option<Packet> {
-        let p = self.flow.q.pop_front()?;
-        let sz = p.size_bytes as u64;
-        self.flow.bytes -= sz;
-        *self.len_bytes -= sz;
-        *self.len_pkts -= 1;
-        Some(p)
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.flow.bytes
-    }
-    fn drop_packet(&mut self, pkt: Packet) {
-        self.stats.on_drop_after_dequeue(&pkt, Reason::Sojourn);
-        (self.dropped)(pkt, Reason::Sojourn);
-    }
-    fn mark(&mut self, pkt: &mut Packet) -> bool {
-        codel::mark_ce(self.stats, pkt)
-    }
 }
 
 impl FqCoDel {
@@ -196,16 +162,13 @@ impl FqCoDel {
         seed: u64,
     ) -> FqCoDel {
         FqCoDel {
+            queues: FlowQueues::new(n_flows as usize, limit, cfg.ecn),
             flows: (0..n_flows).map(|_| Flow::default()).collect(),
             new_flows: VecDeque::with_capacity(n_flows as usize),
             old_flows: VecDeque::with_capacity(n_flows as usize),
             quantum: quantum as i64,
             cfg,
-            limit,
             salt: mix(seed ^ 0x6671_5f63_6f64_656c), // "fq_codel"
-            len_pkts: 0,
-            len_bytes: 0,
-            stats: QdiscStats::default(),
         }
     }
 
@@ -214,22 +177,18 @@ impl FqCoDel {
         (mix(flow as u64 ^ self.salt) % self.flows.len() as u64) as usize
     }
 
-    fn over_limit(&self) -> bool {
-        match self.limit {
-            BufferLimit::Packets(n) => self.len_pkts > n as usize,
-            BufferLimit::Bytes(b) => self.len_bytes > b,
+    /// The overflow policy: while the total is over the limit, drop the head of the fattest
+    /// queue (RFC 8290 §4.1).
+    fn drop_on_overflow(
+        &mut self,
+        adm: &mut Admission,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) {
+        while self.queues.over_limit() {
+            let fat = self.queues.fattest();
+            self.queues
+                .drop_head_of(fat, adm, Reason::Overflow, pushed_out);
         }
-    }
-
-    /// Index of the queue with the most bytes (first such index on ties).
-    fn fattest(&self) -> usize {
-        let mut best = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.bytes > self.flows[best].bytes {
-                best = i;
-            }
-        }
-        best
     }
 
     fn pop_list(&mut self, from_new: bool) {
@@ -239,68 +198,27 @@ impl FqCoDel {
             self.old_flows.pop_front();
         }
     }
-
-    fn debug_check(&self) {
-        debug_assert!(
-            self.stats.conserved(self.len_pkts),
-            "fq_codel conservation violated: {:?}",
-            self.stats
-        );
-        debug_assert_eq!(
-            self.len_pkts,
-            self.flows.iter().map(|f| f.q.len()).sum::<usize>()
-        );
-    }
 }
 
 impl Qdisc for FqCoDel {
     fn enqueue_reporting(
         &mut self,
         now: SimTime,
-        mut pkt: Packet,
+        pkt: Packet,
         _rng: &mut SimRng,
         pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
-        self.stats.on_arrival(&pkt);
+        self.queues.arrive(&pkt);
         let idx = self.classify(pkt.flow);
-        pkt.enqueued = now;
-        let sz = pkt.size_bytes as u64;
+        let mut adm = self.queues.push(idx, now, pkt);
         let f = &mut self.flows[idx];
-        f.q.push_back(pkt);
-        f.bytes += sz;
         if !f.listed {
             f.listed = true;
             f.deficit = self.quantum;
             self.new_flows.push_back(idx as u32);
         }
-        self.len_pkts += 1;
-        self.len_bytes += sz;
-        let mut arrival_dropped = false;
-        while self.over_limit() {
-            let fat = self.fattest();
-            let f = &mut self.flows[fat];
-            // The arriving packet is at the tail of its queue: it is the head only when alone.
-            let is_arrival = fat == idx && f.q.len() == 1 && !arrival_dropped;
-            let head = f.q.pop_front().expect("fattest queue is not empty");
-            f.bytes -= head.size_bytes as u64;
-            self.len_pkts -= 1;
-            self.len_bytes -= head.size_bytes as u64;
-            if is_arrival {
-                arrival_dropped = true;
-                self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
-            } else {
-                self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
-                pushed_out(head, Reason::Overflow);
-            }
-        }
-        if arrival_dropped {
-            self.debug_check();
-            return Outcome::Dropped(Reason::Overflow);
-        }
-        // Counted last so that conservation holds whichever packets the overflow removed.
-        self.stats.on_enqueue();
-        self.debug_check();
-        Outcome::Enqueued
+        self.drop_on_overflow(&mut adm, pushed_out);
+        self.queues.admit(adm, Outcome::Enqueued)
     }
 
     fn dequeue(
@@ -324,30 +242,24 @@ impl Qdisc for FqCoDel {
                 self.old_flows.push_back(idx);
                 continue;
             }
-            let mut view = FlowView {
-                flow: f,
-                len_pkts: &mut self.len_pkts,
-                len_bytes: &mut self.len_bytes,
-                stats: &mut self.stats,
-                dropped: &mut *dropped,
-            };
-            let mut vars = view.flow.vars;
-            let got = codel::dequeue(now, &self.cfg, &mut vars, &mut view);
-            self.flows[idx as usize].vars = vars;
+            let (cfg, vars) = (&self.cfg, &mut f.vars);
+            let got = self
+                .queues
+                .dequeue_from(idx as usize, dropped, |p, backlog| {
+                    vars.on_head(now, cfg, p, backlog)
+                });
             match got {
                 None => {
+                    self.flows[idx as usize].vars.on_empty();
                     self.pop_list(from_new);
                     if from_new && !self.old_flows.is_empty() {
                         self.old_flows.push_back(idx);
                     } else {
                         self.flows[idx as usize].listed = false;
                     }
-                    self.debug_check();
                 }
                 Some(p) => {
                     self.flows[idx as usize].deficit -= p.size_bytes as i64;
-                    self.stats.on_dequeue(&p);
-                    self.debug_check();
                     return Some(p);
                 }
             }
@@ -355,13 +267,13 @@ impl Qdisc for FqCoDel {
     }
 
     fn len_pkts(&self) -> usize {
-        self.len_pkts
+        self.queues.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.len_bytes
+        self.queues.len_bytes()
     }
     fn stats(&self) -> &QdiscStats {
-        &self.stats
+        self.queues.stats()
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("new_flows", self.new_flows.len() as f64);
