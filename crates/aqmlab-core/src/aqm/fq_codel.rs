@@ -5,12 +5,18 @@
 //!
 //! # Algorithm
 //! - Classification (§4.1.1): each packet's flow id is hashed with a per-run salt (derived from the
-//!   scenario seed) into one of `flows` queues. Distinct flows may collide, as in Linux.
+//!   scenario seed) into one of `flows` queues (`hash = "flow_id"` uses the flow id itself as the
+//!   hash, as ns-3's tests do with their packet filter). Distinct flows may collide, as in Linux.
+//!   With `set_associative = true` (ns-3 `EnableSetAssociativeHash`), the queues form sets of
+//!   `set_ways` consecutive queues: a flow hashed to queue `h` takes the first queue of
+//!   `h`'s set that was never used, is tagged with this flow's hash, or is inactive, and the
+//!   set's first queue if none is (ns-3 `SetAssociativeHash`).
 //! - Enqueue (§4.1): timestamp, append to its queue; a queue that is in neither list joins the
 //!   tail of `new_flows` with `deficit = quantum`. When the total backlog then exceeds the limit,
-//!   the packet at the *head* of the queue with the largest byte count is dropped (repeated until
-//!   under the limit) — the RFC's rule. Linux drops a batch (up to 64 packets, half the fat
-//!   queue's bytes) at once; we do not.
+//!   the overflow policy drops from the *head* of the queue with the largest byte count: as
+//!   Linux `fq_codel_drop` and ns-3 `FqCoDelDrop`, a batch until at least half of that queue's
+//!   bytes are gone or `drop_batch` packets were dropped (repeated while still over the limit).
+//!   `drop_batch = 1` is RFC 8290's single drop (the behaviour before the batch existed).
 //! - Dequeue (§4.2, deficit round robin over two lists): take the first queue of `new_flows`, or
 //!   else of `old_flows`. If its `deficit ≤ 0`: `deficit += quantum`, move it to the tail of
 //!   `old_flows`, start over. Otherwise run CoDel's dequeue on it (the same core as `codel.rs`,
@@ -28,6 +34,10 @@
 //! | `interval` | duration | `"100ms"` | 100 ms |
 //! | `min_bytes` | bytes | 1500 | one MTU |
 //! | `ecn` | bool | true | ECN on by default (RFC 8290 §5.1, Linux `ecn`) |
+//! | `drop_batch` | packets | 64 | Linux `drop_batch_size` 64, ns-3 `DropBatchSize` 64; RFC 8290: 1 |
+//! | `set_associative` | bool | false | ns-3 `EnableSetAssociativeHash` false (Linux has none) |
+//! | `set_ways` | queues | 8 | ns-3 `SetWays` 8 |
+//! | `hash` | `"salted"` or `"flow_id"` | `"salted"` | Linux/ns-3 hash the 5-tuple with a perturbation |
 //!
 //! The overall limit is the link's `buffer` (packets or bytes), not Linux's 10240 packets, so that
 //! scenarios compare algorithms with the same buffer; set `buffer = 10240` to reproduce Linux.
@@ -51,7 +61,9 @@ use super::codel;
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{Admission, BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats};
+use crate::qdisc::{
+    Admission, BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats, SubQueueState, SubQueueStatus,
+};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -70,6 +82,28 @@ pub struct Params {
     pub min_bytes: u32,
     /// CE-mark ECN-capable packets instead of dropping them (on by default, RFC 8290 §5.1).
     pub ecn: bool,
+    /// On overflow, drop from the fattest queue's head until half its bytes are gone, at most
+    /// this many packets (Linux, ns-3: 64); 1 = RFC 8290's single drop.
+    pub drop_batch: u32,
+    /// Set-associative hashing (ns-3 EnableSetAssociativeHash): probe the set_ways queues of a
+    /// flow's set for a free or inactive one before sharing.
+    pub set_associative: bool,
+    /// Queues per set for set-associative hashing (ns-3 SetWays: 8); must divide flows.
+    pub set_ways: u32,
+    /// How a flow id becomes a hash: "salted" (mixed with a per-run salt from the seed) or
+    /// "flow_id" (the flow id itself, as ns-3's test packet filter gives preset hashes).
+    pub hash: FlowHash,
+}
+
+/// How FQ-CoDel turns a flow id into a hash.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowHash {
+    /// Mixed with a per-run salt derived from the scenario seed.
+    #[default]
+    Salted,
+    /// The flow id itself.
+    FlowId,
 }
 
 impl Default for Params {
@@ -81,6 +115,10 @@ impl Default for Params {
             interval: SimDuration::from_millis(100),
             min_bytes: 1500,
             ecn: true,
+            drop_batch: 64,
+            set_associative: false,
+            set_ways: 8,
+            hash: FlowHash::Salted,
         }
     }
 }
@@ -104,6 +142,19 @@ impl AlgorithmParams for Params {
             self.quantum,
             "a positive number of bytes",
         )?;
+        check(
+            self.drop_batch >= 1,
+            "drop_batch",
+            self.drop_batch,
+            "a positive number of packets",
+        )?;
+        check(
+            !self.set_associative
+                || (self.set_ways >= 1 && self.flows % self.set_ways == 0),
+            "set_ways",
+            self.set_ways,
+            "a positive divisor of flows (with set_associative = true)",
+        )?;
         codel::Params::validate_codel(self.target, self.interval)
     }
 
@@ -115,13 +166,11 @@ impl AlgorithmParams for Params {
             ecn: self.ecn,
         }
         .config();
-        Box::new(FqCoDel::new(
-            self.flows,
-            self.quantum,
-            cfg,
-            ctx.limit,
-            ctx.seed,
-        ))
+        let mut q = FqCoDel::new(self.flows, self.quantum, cfg, ctx.limit, ctx.seed);
+        q.drop_batch = self.drop_batch;
+        q.set_ways = self.set_associative.then_some(self.set_ways);
+        q.hash = self.hash;
+        Box::new(q)
     }
 }
 
@@ -131,8 +180,12 @@ impl AlgorithmParams for Params {
 struct Flow {
     deficit: i64,
     vars: codel::Vars,
-    /// In `new_flows` or `old_flows`.
-    listed: bool,
+    /// In `new_flows`, `old_flows` or neither.
+    status: SubQueueStatus,
+    /// A packet was ever queued here (ns-3 created the flow queue).
+    used: bool,
+    /// Set-associative hashing: the hash of the flow that last took this queue.
+    tag: Option<u64>,
 }
 
 /// SplitMix64 finaliser: a well-mixed 64-bit hash of the (flow id, salt) pair.
@@ -151,6 +204,13 @@ pub struct FqCoDel {
     quantum: i64,
     cfg: codel::Config,
     salt: u64,
+    /// Overflow: at most this many packets per batch.
+    drop_batch: u32,
+    /// Set-associative hashing: the set size.
+    set_ways: Option<u32>,
+    hash: FlowHash,
+    /// The queue of the last packet enqueued or sent (replay records).
+    last_queue: Option<usize>,
 }
 
 impl FqCoDel {
@@ -169,16 +229,47 @@ impl FqCoDel {
             quantum: quantum as i64,
             cfg,
             salt: mix(seed ^ 0x6671_5f63_6f64_656c), // "fq_codel"
+            drop_batch: 1,
+            set_ways: None,
+            hash: FlowHash::Salted,
+            last_queue: None,
         }
     }
 
-    /// The queue index of a flow.
-    pub fn classify(&self, flow: FlowId) -> usize {
-        (mix(flow as u64 ^ self.salt) % self.flows.len() as u64) as usize
+    /// The hash of a flow id.
+    fn flow_hash(&self, flow: FlowId) -> u64 {
+        match self.hash {
+            FlowHash::Salted => mix(flow as u64 ^ self.salt),
+            FlowHash::FlowId => flow as u64,
+        }
     }
 
-    /// The overflow policy: while the total is over the limit, drop the head of the fattest
-    /// queue (RFC 8290 §4.1).
+    /// The queue index of a flow under plain hashing.
+    pub fn classify(&self, flow: FlowId) -> usize {
+        (self.flow_hash(flow) % self.flows.len() as u64) as usize
+    }
+
+    /// The queue an arriving packet of `flow` joins (ns-3 `DoEnqueue` then `SetAssociativeHash`).
+    fn queue_for(&mut self, flow: FlowId) -> usize {
+        let h = self.classify(flow);
+        let Some(ways) = self.set_ways else {
+            return h;
+        };
+        let hash = self.flow_hash(flow);
+        let outer = h - h % ways as usize;
+        let free = (outer..outer + ways as usize).find(|&i| {
+            let f = &self.flows[i];
+            !f.used || f.tag == Some(hash) || f.status == SubQueueStatus::Inactive
+        });
+        // All queues of the set are taken by other active flows: share the set's first.
+        let i = free.unwrap_or(outer);
+        self.flows[i].tag = Some(hash);
+        i
+    }
+
+    /// The overflow policy (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`): from the head of the
+    /// fattest queue, drop until at least half its bytes are gone or `drop_batch` packets were
+    /// dropped; again while the total is still over the limit.
     fn drop_on_overflow(
         &mut self,
         adm: &mut Admission,
@@ -186,8 +277,18 @@ impl FqCoDel {
     ) {
         while self.queues.over_limit() {
             let fat = self.queues.fattest();
-            self.queues
-                .drop_head_of(fat, adm, Reason::Overflow, pushed_out);
+            let threshold = self.queues.queue(fat).bytes() / 2;
+            let (mut gone, mut count) = (0u64, 0u32);
+            loop {
+                gone += self.queues.queue(fat).front().map_or(0, |p| p.size_bytes as u64);
+                let emptied = self
+                    .queues
+                    .drop_head_of(fat, adm, Reason::Overflow, pushed_out);
+                count += 1;
+                if emptied || count >= self.drop_batch || gone >= threshold {
+                    break;
+                }
+            }
         }
     }
 
@@ -209,11 +310,13 @@ impl Qdisc for FqCoDel {
         pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
         self.queues.arrive(&pkt);
-        let idx = self.classify(pkt.flow);
+        let idx = self.queue_for(pkt.flow);
+        self.last_queue = Some(idx);
         let mut adm = self.queues.push(idx, now, pkt);
         let f = &mut self.flows[idx];
-        if !f.listed {
-            f.listed = true;
+        f.used = true;
+        if f.status == SubQueueStatus::Inactive {
+            f.status = SubQueueStatus::New;
             f.deficit = self.quantum;
             self.new_flows.push_back(idx as u32);
         }
@@ -238,6 +341,7 @@ impl Qdisc for FqCoDel {
             let f = &mut self.flows[idx as usize];
             if f.deficit <= 0 {
                 f.deficit += self.quantum;
+                f.status = SubQueueStatus::Old;
                 self.pop_list(from_new);
                 self.old_flows.push_back(idx);
                 continue;
@@ -245,21 +349,24 @@ impl Qdisc for FqCoDel {
             let (cfg, vars) = (&self.cfg, &mut f.vars);
             let got = self
                 .queues
-                .dequeue_from(idx as usize, dropped, |p, backlog| {
-                    vars.on_head(now, cfg, p, backlog)
+                .dequeue_from(idx as usize, dropped, |p, rest| {
+                    vars.on_head(now, cfg, p, rest.bytes())
                 });
             match got {
                 None => {
                     self.flows[idx as usize].vars.on_empty();
                     self.pop_list(from_new);
+                    let f = &mut self.flows[idx as usize];
                     if from_new && !self.old_flows.is_empty() {
+                        f.status = SubQueueStatus::Old;
                         self.old_flows.push_back(idx);
                     } else {
-                        self.flows[idx as usize].listed = false;
+                        f.status = SubQueueStatus::Inactive;
                     }
                 }
                 Some(p) => {
                     self.flows[idx as usize].deficit -= p.size_bytes as i64;
+                    self.last_queue = Some(idx as usize);
                     return Some(p);
                 }
             }
@@ -282,6 +389,21 @@ impl Qdisc for FqCoDel {
             "dropping_queues",
             self.flows.iter().filter(|f| f.vars.dropping).count() as f64,
         );
+    }
+    fn sub_queues(&self, out: &mut dyn FnMut(SubQueueState)) {
+        for (i, f) in self.flows.iter().enumerate().filter(|(_, f)| f.used) {
+            let q = self.queues.queue(i);
+            out(SubQueueState {
+                index: i,
+                pkts: q.len(),
+                bytes: q.bytes(),
+                status: f.status,
+                deficit: f.deficit,
+            });
+        }
+    }
+    fn last_sub_queue(&self) -> Option<usize> {
+        self.last_queue
     }
 }
 
@@ -403,6 +525,31 @@ mod tests {
         let out = q.enqueue(SimTime(0), pkt(1, f[1], 1500), &mut rng);
         assert_eq!(out, Outcome::Dropped(Reason::Overflow));
         assert!(q.stats().conserved(1));
+    }
+
+    /// Batch drop (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`): one overflow drops from the fat
+    /// queue's head until half its bytes are gone; `drop_batch` caps the packets per batch.
+    #[test]
+    fn overflow_batch_drops_half_the_fat_queue() {
+        let mut rng = SimRng::new(0, 0);
+        for (batch, expect) in [(64, 5), (3, 3), (1, 1)] {
+            let mut q = build(BufferLimit::Packets(10));
+            q.drop_batch = batch;
+            let f = distinct(&q, 2);
+            for k in 0..10 {
+                q.enqueue(SimTime(0), pkt(k, f[0], 1000), &mut rng);
+            }
+            let mut gone = Vec::new();
+            let out = q.enqueue_reporting(SimTime(0), pkt(10, f[1], 1000), &mut rng, &mut |p, r| {
+                assert_eq!(r, Reason::Overflow);
+                gone.push(p.id)
+            });
+            assert_eq!(out, Outcome::Enqueued);
+            // 10 000 bytes queued in the fat flow: half is 5 packets, all from its head.
+            assert_eq!(gone, (0..expect).collect::<Vec<u64>>(), "drop_batch {batch}");
+            assert_eq!(q.len_pkts(), 11 - expect as usize);
+            assert!(q.stats().conserved(q.len_pkts()));
+        }
     }
 
     /// CoDel runs per queue: a standing queue of one flow gets CoDel drops while a light flow

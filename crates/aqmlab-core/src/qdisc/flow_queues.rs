@@ -146,6 +146,16 @@ impl FlowQueues {
         mark_if_allowed(&mut self.stats, self.ecn, pkt, reason)
     }
 
+    /// Applies an algorithm's verdict on the arrival: `None` if it goes on (a `Signal` marked
+    /// it when it could), else the reason to [`reject`](FlowQueues::reject) it with.
+    pub fn apply(&mut self, pkt: &mut Packet, verdict: Verdict) -> Option<Reason> {
+        apply_verdict(&mut self.stats, self.ecn, pkt, verdict)
+    }
+
+    pub fn limit(&self) -> BufferLimit {
+        self.limit
+    }
+
     /// Timestamps the arrival and appends it to queue `i`.
     pub fn push(&mut self, i: usize, now: SimTime, mut pkt: Packet) -> Admission {
         pkt.enqueued = now;
@@ -223,17 +233,17 @@ impl FlowQueues {
         Some(pkt)
     }
 
-    /// Sends the head of queue `i` that `decide(packet, bytes left in the queue)` lets through:
+    /// Sends the head of queue `i` that `decide(packet, the queue behind it)` lets through:
     /// dropped packets go to `dropped` (counted after dequeue), a `Signal` marks when it can.
     /// `None` when the queue ran out.
     pub fn dequeue_from(
         &mut self,
         i: usize,
         dropped: &mut dyn FnMut(Packet, Reason),
-        mut decide: impl FnMut(&Packet, u64) -> Verdict,
+        mut decide: impl FnMut(&Packet, &SubQueue) -> Verdict,
     ) -> Option<Packet> {
         while let Some(mut pkt) = self.pop(i) {
-            let verdict = decide(&pkt, self.queues[i].bytes);
+            let verdict = decide(&pkt, &self.queues[i]);
             match apply_verdict(&mut self.stats, self.ecn, &mut pkt, verdict) {
                 None => {
                     self.stats.on_dequeue(&pkt);
@@ -333,8 +343,8 @@ mod tests {
             let _ = q.admit(adm, Outcome::Enqueued);
         }
         let mut dropped = Vec::new();
-        let got = q.dequeue_from(0, &mut |p, r| dropped.push((p.id, r)), |p, left| {
-            assert_eq!(left, 100 * (2 - p.id));
+        let got = q.dequeue_from(0, &mut |p, r| dropped.push((p.id, r)), |p, rest| {
+            assert_eq!(rest.bytes(), 100 * (2 - p.id));
             if p.id == 0 {
                 Verdict::Signal(Reason::Sojourn) // not ECN: dropped
             } else {

@@ -158,6 +158,38 @@ impl QdiscStats {
     }
 }
 
+/// Where a sub-queue of a multi-queue scheduler stands (FQ-CoDel's new/old lists; ns-3
+/// `FqCoDelFlow::FlowStatus`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SubQueueStatus {
+    /// In no list.
+    #[default]
+    Inactive,
+    New,
+    Old,
+}
+
+impl SubQueueStatus {
+    pub fn key(self) -> &'static str {
+        match self {
+            SubQueueStatus::Inactive => "inactive",
+            SubQueueStatus::New => "new",
+            SubQueueStatus::Old => "old",
+        }
+    }
+}
+
+/// One sub-queue of a multi-queue scheduler, as replay records show it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SubQueueState {
+    pub index: usize,
+    pub pkts: usize,
+    pub bytes: u64,
+    pub status: SubQueueStatus,
+    /// Bytes the queue may still send this round (DRR-style schedulers).
+    pub deficit: i64,
+}
+
 /// What a link's egress holds.
 pub trait Qdisc {
     /// Offers an arriving packet. The qdisc queues it, marks it or drops it, and counts. Packets
@@ -193,6 +225,12 @@ pub trait Qdisc {
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
     /// Internal variables for traces (avg queue, max_p, price, …).
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Multi-queue schedulers: every sub-queue that has held a packet, by index.
+    fn sub_queues(&self, _out: &mut dyn FnMut(SubQueueState)) {}
+    /// Multi-queue schedulers: the sub-queue of the packet last enqueued or sent.
+    fn last_sub_queue(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Applies an algorithm's verdict on a packet leaving (or entering) a queue: `None` if the packet
