@@ -150,7 +150,7 @@ impl AlgorithmParams for Params {
         )?;
         check(
             !self.set_associative
-                || (self.set_ways >= 1 && self.flows % self.set_ways == 0),
+                || (self.set_ways >= 1 && self.flows.is_multiple_of(self.set_ways)),
             "set_ways",
             self.set_ways,
             "a positive divisor of flows (with set_associative = true)",
