@@ -81,3 +81,18 @@ def test_codel_marks_made_at_dequeue_are_in_the_records():
     assert marked, "no dequeue-time mark recorded"
     assert all(r["action"] == "dequeued" and r["marked"] == "sojourn" for r in marked)
     assert all(r["marked"] is None for r in recs if r["action"] == "enqueued")
+
+
+def test_fq_codel_records_show_each_sub_queue():
+    # ns-3's deficit test, first steps: quantum 90, 120-byte packets, flow ids as hashes.
+    fq = {"kind": "fq_codel", "quantum": 90, "hash": "flow_id"}
+    events = [("enqueue", 0.0, 120, 0), ("dequeue", 1e-6), ("enqueue", 2e-6, 120, 1)]
+    recs = aqmlab.replay(fq, events)
+    assert recs[0]["sub_queue"] == 0
+    assert recs[0]["queues"] == [
+        {"index": 0, "pkts": 1, "bytes": 120, "status": "new", "deficit": 90}
+    ]
+    assert recs[1]["queues"][0]["deficit"] == -30
+    assert recs[2]["sub_queue"] == 1
+    assert [q["status"] for q in recs[2]["queues"]] == ["new", "new"]
+    assert aqmlab.replay("droptail", [("enqueue", 0.0)])[0]["queues"] == []

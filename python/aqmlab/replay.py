@@ -14,7 +14,10 @@ or None), ``packet`` (arrival index of the packet enqueued or dequeued), ``qlen_
 ``qlen_bytes_before``, ``dropped`` (packets dropped inside a dequeue: ``[(packet, reason)]``),
 ``marked`` (the reason when this event CE-marked its packet, at enqueue or at dequeue as CoDel,
 FQ-CoDel, PIE and DualPI2 do, else None),
-``probes`` (the algorithm's variables after the event: ``avg``, ``max_p``, ...) and ``draws``
+``probes`` (the algorithm's variables after the event: ``avg``, ``max_p``, ...), for multi-queue
+schedulers (FQ-CoDel) ``sub_queue`` (the sub-queue of the event's packet, else None) and
+``queues`` (every sub-queue used so far: ``index``, ``pkts``, ``bytes``, ``status`` = ``new`` /
+``old`` / ``inactive``, ``deficit``; empty for single-queue algorithms), and ``draws``
 (random numbers drawn so far). ``pandas.DataFrame(records)`` makes a table of them.
 """
 

@@ -17,7 +17,7 @@
 use crate::aqm::{AqmConfig, BuildContext, FlowInfo, Reason};
 use crate::error::ScenarioError;
 use crate::net::packet::{Ecn, FlowId, Packet};
-use crate::qdisc::{BufferLimit, Outcome};
+use crate::qdisc::{BufferLimit, Outcome, SubQueueState};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -90,6 +90,12 @@ pub struct ReplayRecord {
     pub marked: Option<Reason>,
     /// The qdisc's probes after the event.
     pub probes: Vec<(&'static str, f64)>,
+    /// Multi-queue schedulers (FQ-CoDel): the sub-queue of this event's packet (the arrival's,
+    /// or the one sent), if the event had one.
+    pub sub_queue: Option<usize>,
+    /// Multi-queue schedulers: every sub-queue used so far, after the event (packets, bytes,
+    /// new/old/inactive, deficit). Empty for single-queue algorithms.
+    pub queues: Vec<SubQueueState>,
     /// Random numbers the qdisc has drawn so far, this event's included.
     pub draws: u64,
 }
@@ -248,6 +254,9 @@ pub fn replay(
             .find(|&r| q.stats().marked[r as usize] > marks_before[r as usize]);
         let mut probes = Vec::new();
         q.probe(&mut |k, v| probes.push((k, v)));
+        let mut queues = Vec::new();
+        q.sub_queues(&mut |s| queues.push(s));
+        let sub_queue = packet.is_some().then(|| q.last_sub_queue()).flatten();
         out.push(ReplayRecord {
             event: i,
             t,
@@ -258,6 +267,8 @@ pub fn replay(
             dropped,
             marked,
             probes,
+            sub_queue,
+            queues,
             draws: rng.drawn(),
         });
     }

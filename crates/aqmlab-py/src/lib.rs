@@ -272,6 +272,18 @@ fn replay<'py>(
             probes.set_item(*name, *value)?;
         }
         d.set_item("probes", probes)?;
+        d.set_item("sub_queue", r.sub_queue)?;
+        let queues = PyList::empty(py);
+        for s in &r.queues {
+            let q = PyDict::new(py);
+            q.set_item("index", s.index)?;
+            q.set_item("pkts", s.pkts)?;
+            q.set_item("bytes", s.bytes)?;
+            q.set_item("status", s.status.key())?;
+            q.set_item("deficit", s.deficit)?;
+            queues.append(q)?;
+        }
+        d.set_item("queues", queues)?;
         d.set_item("draws", r.draws)?;
         list.append(d)?;
     }

@@ -13,8 +13,9 @@
 //!    (`early`).
 //! 5. Admitted packets may still meet a full buffer (`overflow`).
 //!
-//! CHOKe removes a packet from the middle of the queue, so it is a [`Qdisc`] of its own rather
-//! than an [`Aqm`](super::Aqm) behind [`SingleQueue`](crate::qdisc::SingleQueue). The removed
+//! CHOKe removes a packet from the middle of the queue, so it is a [`Qdisc`] of its own on the
+//! glue's one-queue [`FlowQueues`] rather than an [`Aqm`](super::Aqm) behind
+//! [`SingleQueue`](crate::qdisc::SingleQueue). The removed
 //! queued packet is counted as a drop after enqueue (`dropped_after_dequeue[policy]`), so
 //! `backlog = enqueued − dequeued − dropped_after_dequeue` still holds (asserted in debug).
 //!
@@ -27,7 +28,8 @@
 //!   the other RED-based kinds. The CHOKe paper's single-link experiments used much larger
 //!   thresholds relative to the buffer (we recall `min_th = 100`, `max_th = 200` with 300
 //!   packets); set them explicitly to reproduce it.
-//! - Removing from the middle of a `VecDeque` is O(queue length) but allocation-free.
+//! - Removing from the middle of a `VecDeque` is O(queue length) but allocation-free. The queue
+//!   and counters are the glue's [`FlowQueues`] (one queue), which can remove from inside.
 //!
 //! # Parameters
 //! | key | unit | default |
@@ -39,8 +41,6 @@
 //!
 //! Probe: `avg`.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -48,8 +48,8 @@ use super::red::{self, Average};
 use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::ScenarioError;
-use crate::net::packet::{Ecn, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::net::packet::Packet;
+use crate::qdisc::{FlowQueues, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -82,46 +82,23 @@ impl Default for Params {
 
 pub struct Choke {
     p: Params,
-    buf: VecDeque<Packet>,
-    bytes: u64,
-    limit: BufferLimit,
+    /// One queue; the glue's `FlowQueues` because CHOKe removes from inside it.
+    queue: FlowQueues,
     avg: Average,
     count: i64,
-    stats: QdiscStats,
 }
 
 impl Choke {
     pub fn new(p: &Params, ctx: &BuildContext) -> Choke {
         Choke {
             p: p.clone(),
-            buf: VecDeque::with_capacity(match ctx.limit {
-                BufferLimit::Packets(n) => (n as usize).min(1 << 16),
-                BufferLimit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-            }),
-            bytes: 0,
-            limit: ctx.limit,
+            queue: FlowQueues::new(1, ctx.limit, p.ecn),
             avg: Average::new(
                 p.w_q,
                 red::ptc(ctx.link_rate_bps, ctx.mean_pkt_bytes.max(1)),
             ),
             count: -1,
-            stats: QdiscStats::default(),
         }
-    }
-
-    #[inline]
-    fn debug_check(&self) {
-        debug_assert!(
-            self.stats.conserved(self.buf.len()),
-            "CHOKe conservation violated: {:?}",
-            self.stats
-        );
-    }
-
-    fn drop_arrival(&mut self, pkt: &Packet, reason: Reason) -> Outcome {
-        self.stats.on_drop_before_enqueue(pkt, reason);
-        self.debug_check();
-        Outcome::Dropped(reason)
     }
 }
 
@@ -133,25 +110,21 @@ impl Qdisc for Choke {
         rng: &mut SimRng,
         pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
-        self.stats.on_arrival(&pkt);
-        let avg = self.avg.update(now, self.buf.len() as f64);
+        self.queue.arrive(&pkt);
+        let n = self.queue.len_pkts();
+        let avg = self.avg.update(now, n as f64);
         let mut outcome = Outcome::Enqueued;
         if avg >= self.p.min_th {
-            if !self.buf.is_empty() {
-                let n = self.buf.len();
+            if n > 0 {
                 let idx = ((rng.uniform() * n as f64) as usize).min(n - 1);
-                if self.buf[idx].flow == pkt.flow {
-                    if let Some(victim) = self.buf.remove(idx) {
-                        self.bytes -= victim.size_bytes as u64;
-                        self.stats.on_drop_after_dequeue(&victim, Reason::Policy);
-                        pushed_out(victim, Reason::Policy);
-                    }
-                    return self.drop_arrival(&pkt, Reason::Policy);
+                if self.queue.queue(0).get(idx).map(|v| v.flow) == Some(pkt.flow) {
+                    self.queue.remove(0, idx, Reason::Policy, pushed_out);
+                    return self.queue.reject(&pkt, Reason::Policy);
                 }
             }
             if avg >= self.p.max_th {
                 self.count = 0;
-                return self.drop_arrival(&pkt, Reason::Forced);
+                return self.queue.reject(&pkt, Reason::Forced);
             }
             self.count += 1;
             let pa = spaced(
@@ -160,29 +133,20 @@ impl Qdisc for Choke {
             );
             if pa > 0.0 && rng.uniform() < pa {
                 self.count = 0;
-                if self.p.ecn && pkt.is_ecn_capable() {
-                    pkt.ecn = Ecn::Ce;
-                    self.stats.on_mark(&pkt, Reason::Early);
+                if self.queue.mark(&mut pkt, Reason::Early) {
                     outcome = Outcome::Marked(Reason::Early);
                 } else {
-                    return self.drop_arrival(&pkt, Reason::Early);
+                    return self.queue.reject(&pkt, Reason::Early);
                 }
             }
         } else {
             self.count = -1;
         }
-        if self
-            .limit
-            .would_overflow(self.buf.len(), self.bytes, pkt.size_bytes)
-        {
-            return self.drop_arrival(&pkt, Reason::Overflow);
+        if self.queue.would_overflow(pkt.size_bytes) {
+            return self.queue.reject(&pkt, Reason::Overflow);
         }
-        pkt.enqueued = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.buf.push_back(pkt);
-        self.stats.on_enqueue();
-        self.debug_check();
-        outcome
+        let adm = self.queue.push(0, now, pkt);
+        self.queue.admit(adm, outcome)
     }
 
     fn dequeue(
@@ -191,29 +155,22 @@ impl Qdisc for Choke {
         _rng: &mut SimRng,
         _dropped: &mut dyn FnMut(Packet, Reason),
     ) -> Option<Packet> {
-        match self.buf.pop_front() {
-            Some(pkt) => {
-                self.bytes -= pkt.size_bytes as u64;
-                self.avg.busy();
-                self.stats.on_dequeue(&pkt);
-                self.debug_check();
-                Some(pkt)
-            }
-            None => {
-                self.avg.idle(now);
-                None
-            }
+        let pkt = self.queue.take(0);
+        match pkt {
+            Some(_) => self.avg.busy(),
+            None => self.avg.idle(now),
         }
+        pkt
     }
 
     fn len_pkts(&self) -> usize {
-        self.buf.len()
+        self.queue.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.queue.len_bytes()
     }
     fn stats(&self) -> &QdiscStats {
-        &self.stats
+        self.queue.stats()
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("avg", self.avg.avg);
@@ -239,6 +196,7 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::BufferLimit;
     use crate::aqm::AqmConfig;
 
     fn pkt(id: u64, flow: u32) -> Packet {
@@ -290,7 +248,8 @@ mod tests {
             Outcome::Dropped(Reason::Policy)
         );
         assert_eq!(q.len_pkts(), 2);
-        let ids: Vec<u64> = q.buf.iter().map(|p| p.id).collect();
+        let queued = q.queue.queue(0);
+        let ids: Vec<u64> = (0..queued.len()).map(|i| queued.get(i).unwrap().id).collect();
         assert_eq!(ids, vec![0, 1], "the matching queued packet was removed");
         assert_eq!(q.stats().dropped_after_dequeue[Reason::Policy as usize], 1);
         assert_eq!(q.stats().dropped_before_enqueue[Reason::Policy as usize], 1);

@@ -44,23 +44,23 @@
 //! # Readings and differences
 //! - ns-3 checks `backlog < MinBytes`; Linux checks `backlog <= mtu`. We follow ns-3 (it is what the
 //!   vectors pin down).
-//! - The algorithm needs to drop several packets inside one dequeue and decide on each with state
-//!   that spans the whole call, so CoDel is written as a [`Qdisc`] over a shared core
-//!   ([`dequeue`], generic over [`CodelQueue`]) rather than as a per-packet [`Aqm`](super::Aqm);
-//!   FQ-CoDel (`fq_codel.rs`) runs the same core on each flow queue, as Linux shares
+//! - ns-3 and Linux drop several packets inside one dequeue call, deciding on each with state that
+//!   spans the call. Here the glue pops and asks one packet at a time ([`Aqm::on_dequeue`], then
+//!   [`Aqm::on_empty`] if the queue runs out), so [`Vars`] remembers where the call stands
+//!   ([`Step`]) and [`Vars::on_head`] replays ns-3's `DoDequeue` decision for decision. The buffer
+//!   and counters are the shared `SingleQueue`; FQ-CoDel (`fq_codel.rs`) runs the same
+//!   [`Vars::on_head`] on each flow queue of the shared `FlowQueues`, as Linux shares
 //!   `codel_dequeue` between `sch_codel.c` and `sch_fq_codel.c`.
 //! - CoDel units wrap after 2^32 · 1024 ns ≈ 73 minutes of simulated time; ns-3's comparisons are
 //!   not wrap-safe either (they widen to `i64`), and we reproduce them as they are.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, BuildContext, Reason};
+use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
-use crate::net::packet::{Ecn, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::net::packet::Packet;
+use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -137,6 +137,8 @@ pub struct Vars {
     pub drop_next: u32,
     /// Sojourn time of the last packet delivered (ns), for probes.
     pub last_sojourn_ns: u64,
+    /// Position within the current dequeue call.
+    pub step: Step,
 }
 
 impl Default for Vars {
@@ -149,6 +151,7 @@ impl Default for Vars {
             first_above_time: 0,
             drop_next: 0,
             last_sojourn_ns: 0,
+            step: Step::First,
         }
     }
 }
@@ -166,16 +169,18 @@ impl Vars {
     }
 }
 
-/// The queue CoDel's dequeue runs on (Linux passes `dequeue_func`/`drop_func` callbacks).
-pub trait CodelQueue {
-    /// Removes and returns the head packet.
-    fn pop(&mut self) -> Option<Packet>;
-    /// Bytes still queued (after the pops so far).
-    fn backlog_bytes(&self) -> u64;
-    /// Drops a popped packet (count it as a `Sojourn` drop after dequeue and report it).
-    fn drop_packet(&mut self, pkt: Packet);
-    /// Marks a popped packet CE if it is ECN-capable (and counts the mark); false if it cannot.
-    fn mark(&mut self, pkt: &mut Packet) -> bool;
+/// Where CoDel's dequeue stands between two packets of one call (ns-3 `DoDequeue` pops and
+/// decides several packets in one call; the glue hands them over one at a time).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Step {
+    /// The next packet is the first of a dequeue call.
+    #[default]
+    First,
+    /// The head was dropped on entering the dropping state: the next packet goes out after the
+    /// sojourn check (`ok_to_drop`).
+    AfterEntryDrop,
+    /// A packet was dropped in the dropping loop: the next one is checked again.
+    InLoop,
 }
 
 /// ns-3 `OkToDrop`: updates `first_above_time`; true once the sojourn time has been at or above
@@ -205,78 +210,110 @@ fn ok_to_drop(
     }
 }
 
-/// CoDel's dequeue (ns-3 `CoDelQueueDisc::DoDequeue`, Linux `codel_dequeue`): pops packets from
-/// `q`, dropping (or marking) as the control law says, and returns the packet to send, if any.
-pub fn dequeue<Q: CodelQueue + ?Sized>(
-    now: SimTime,
-    cfg: &Config,
-    v: &mut Vars,
-    q: &mut Q,
-) -> Option<Packet> {
-    let Some(first) = q.pop() else {
-        // Leave the dropping state when the queue is empty.
-        v.dropping = false;
-        return None;
-    };
-    let now_c = to_codel(now.0);
-    let ok = ok_to_drop(now, now_c, cfg, v, Some(&first), q.backlog_bytes());
-    let mut item = Some(first);
-
-    if v.dropping {
-        if !ok {
-            // Sojourn time fell below target: leave the dropping state.
-            v.dropping = false;
-        } else if after_eq(now_c, v.drop_next) {
-            while v.dropping && after_eq(now_c, v.drop_next) {
-                v.count = v.count.wrapping_add(1);
-                v.rec_inv_sqrt = newton_step(v.rec_inv_sqrt, v.count);
-                let mut pkt = item.take().expect("dropping loop holds a packet");
-                if cfg.ecn && q.mark(&mut pkt) {
-                    v.drop_next = control_law(now_c, cfg.interval, v.rec_inv_sqrt);
-                    item = Some(pkt);
-                    break;
-                }
-                q.drop_packet(pkt);
-                item = q.pop();
-                if !ok_to_drop(now, now_c, cfg, v, item.as_ref(), q.backlog_bytes()) {
-                    v.dropping = false;
+impl Vars {
+    /// CoDel's dequeue (ns-3 `CoDelQueueDisc::DoDequeue`, Linux `codel_dequeue`), one packet at
+    /// a time: `pkt` was just popped from the head and `backlog` bytes remain behind it. `Pass`
+    /// sends it; `Drop` drops it and the caller pops the next and asks again within the same
+    /// dequeue; `Signal` is a mark (returned only when the packet can be marked: ECN on and the
+    /// packet ECN-capable) and sends it. When the queue runs out the caller calls
+    /// [`on_empty`](Vars::on_empty).
+    pub fn on_head(&mut self, now: SimTime, cfg: &Config, pkt: &Packet, backlog: u64) -> Verdict {
+        let now_c = to_codel(now.0);
+        match self.step {
+            Step::First => {
+                let ok = ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog);
+                if self.dropping {
+                    if !ok {
+                        // Sojourn time fell below target: leave the dropping state.
+                        self.dropping = false;
+                    } else if after_eq(now_c, self.drop_next) {
+                        return self.drop_in_loop(now, now_c, cfg, pkt);
+                    }
+                    self.send(now, pkt, Verdict::Pass)
+                } else if ok {
+                    self.enter_dropping(now, now_c, cfg, pkt)
                 } else {
-                    v.drop_next = control_law(v.drop_next, cfg.interval, v.rec_inv_sqrt);
+                    self.send(now, pkt, Verdict::Pass)
                 }
             }
+            Step::AfterEntryDrop => {
+                ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog);
+                self.send(now, pkt, Verdict::Pass)
+            }
+            Step::InLoop => {
+                if !ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog) {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = control_law(self.drop_next, cfg.interval, self.rec_inv_sqrt);
+                    if after_eq(now_c, self.drop_next) {
+                        return self.drop_in_loop(now, now_c, cfg, pkt);
+                    }
+                }
+                self.send(now, pkt, Verdict::Pass)
+            }
         }
-    } else if ok {
-        let mut pkt = item.take().expect("head packet");
-        if cfg.ecn && q.mark(&mut pkt) {
-            item = Some(pkt);
-        } else {
-            // Drop the first packet and enter the dropping state.
-            q.drop_packet(pkt);
-            item = q.pop();
-            ok_to_drop(now, now_c, cfg, v, item.as_ref(), q.backlog_bytes());
+    }
+
+    /// The queue ran out during a dequeue call (or was empty at its start).
+    pub fn on_empty(&mut self) {
+        match self.step {
+            // Leave the dropping state when the queue is empty.
+            Step::First => self.dropping = false,
+            Step::AfterEntryDrop => self.first_above_time = 0,
+            Step::InLoop => {
+                self.first_above_time = 0;
+                self.dropping = false;
+            }
         }
-        v.dropping = true;
+        self.step = Step::First;
+    }
+
+    /// One turn of the dropping loop (`now ≥ drop_next` while dropping).
+    fn drop_in_loop(&mut self, now: SimTime, now_c: u32, cfg: &Config, pkt: &Packet) -> Verdict {
+        self.count = self.count.wrapping_add(1);
+        self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+        if cfg.ecn && pkt.is_ecn_capable() {
+            // As ns-3: a mark reschedules from now (Linux keeps the old drop_next) and ends the loop.
+            self.drop_next = control_law(now_c, cfg.interval, self.rec_inv_sqrt);
+            return self.send(now, pkt, Verdict::Signal(Reason::Sojourn));
+        }
+        self.step = Step::InLoop;
+        Verdict::Drop(Reason::Sojourn)
+    }
+
+    /// Enters the dropping state on `pkt` (marked, or dropped and the next packet sent).
+    fn enter_dropping(&mut self, now: SimTime, now_c: u32, cfg: &Config, pkt: &Packet) -> Verdict {
+        self.dropping = true;
         // If we went above target soon after leaving the state, resume near the old drop rate.
-        let delta = v.count.wrapping_sub(v.last_count) as i32;
+        let delta = self.count.wrapping_sub(self.last_count) as i32;
         if delta > 1
             && before(
-                now_c.wrapping_sub(v.drop_next),
+                now_c.wrapping_sub(self.drop_next),
                 16u32.wrapping_mul(cfg.interval),
             )
         {
-            v.count = delta as u32;
-            v.rec_inv_sqrt = newton_step(v.rec_inv_sqrt, v.count);
+            self.count = delta as u32;
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
         } else {
-            v.count = 1;
-            v.rec_inv_sqrt = REC_INV_SQRT_ONE;
+            self.count = 1;
+            self.rec_inv_sqrt = REC_INV_SQRT_ONE;
         }
-        v.last_count = v.count;
-        v.drop_next = control_law(now_c, cfg.interval, v.rec_inv_sqrt);
+        self.last_count = self.count;
+        self.drop_next = control_law(now_c, cfg.interval, self.rec_inv_sqrt);
+        if cfg.ecn && pkt.is_ecn_capable() {
+            self.send(now, pkt, Verdict::Signal(Reason::Sojourn))
+        } else {
+            self.step = Step::AfterEntryDrop;
+            Verdict::Drop(Reason::Sojourn)
+        }
     }
-    if let Some(p) = &item {
-        v.last_sojourn_ns = now.0.saturating_sub(p.enqueued.0);
+
+    /// `pkt` leaves (possibly marked): the call is over.
+    fn send(&mut self, now: SimTime, pkt: &Packet, verdict: Verdict) -> Verdict {
+        self.step = Step::First;
+        self.last_sojourn_ns = now.0.saturating_sub(pkt.enqueued.0);
+        verdict
     }
-    item
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -344,32 +381,21 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        Box::new(CoDel::new(self.config(), ctx.limit))
+        ctx.single_queue(self.ecn, CoDel::new(self.config()))
     }
 }
 
-/// A single FIFO managed by CoDel.
+/// CoDel's decisions for one FIFO (the buffer and counters are the glue's `SingleQueue`).
 pub struct CoDel {
-    buf: VecDeque<Packet>,
-    bytes: u64,
-    limit: BufferLimit,
     cfg: Config,
     vars: Vars,
-    stats: QdiscStats,
 }
 
 impl CoDel {
-    pub fn new(cfg: Config, limit: BufferLimit) -> CoDel {
+    pub fn new(cfg: Config) -> CoDel {
         CoDel {
-            buf: VecDeque::with_capacity(match limit {
-                BufferLimit::Packets(n) => (n as usize).min(1 << 16),
-                BufferLimit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-            }),
-            bytes: 0,
-            limit,
             cfg,
             vars: Vars::default(),
-            stats: QdiscStats::default(),
         }
     }
 
@@ -378,100 +404,22 @@ impl CoDel {
     }
 }
 
-/// The FIFO as CoDel's dequeue sees it, counting drops and marks into the qdisc's stats.
-struct Fifo<'a> {
-    buf: &'a mut VecDeque<Packet>,
-    bytes: &'a mut u64,
-    stats: &'a mut QdiscStats,
-    dropped: &'a mut dyn FnMut(Packet, Reason),
-}
-
-impl CodelQueue for Fifo<'_> {
-    fn pop(&mut self) -> Option<Packet> {
-        let p = self.buf.pop_front()?;
-        *self.bytes -= p.size_bytes as u64;
-        Some(p)
+impl Aqm for CoDel {
+    /// Tail drop only (the glue's buffer limit): CoDel decides at dequeue.
+    fn on_enqueue(&mut self, _: SimTime, _: &Packet, _: &QueueView, _: &mut SimRng) -> Verdict {
+        Verdict::Pass
     }
-    fn backlog_bytes(&self) -> u64 {
-        *self.bytes
-    }
-    fn drop_packet(&mut self, pkt: Packet) {
-        self.stats.on_drop_after_dequeue(&pkt, Reason::Sojourn);
-        (self.dropped)(pkt, Reason::Sojourn);
-    }
-    fn mark(&mut self, pkt: &mut Packet) -> bool {
-        mark_ce(self.stats, pkt)
-    }
-}
-
-/// CE-marks an ECN-capable packet and counts the mark (`Reason::Sojourn`).
-pub(crate) fn mark_ce(stats: &mut QdiscStats, pkt: &mut Packet) -> bool {
-    if pkt.is_ecn_capable() {
-        pkt.ecn = Ecn::Ce;
-        stats.on_mark(pkt, Reason::Sojourn);
-        true
-    } else {
-        false
-    }
-}
-
-impl Qdisc for CoDel {
-    fn enqueue_reporting(
+    fn on_dequeue(
         &mut self,
         now: SimTime,
-        mut pkt: Packet,
+        pkt: &Packet,
+        q: &QueueView,
         _rng: &mut SimRng,
-        _pushed_out: &mut dyn FnMut(Packet, Reason),
-    ) -> Outcome {
-        self.stats.on_arrival(&pkt);
-        if self
-            .limit
-            .would_overflow(self.buf.len(), self.bytes, pkt.size_bytes)
-        {
-            self.stats.on_drop_before_enqueue(&pkt, Reason::Overflow);
-            debug_assert!(self.stats.conserved(self.buf.len()));
-            return Outcome::Dropped(Reason::Overflow);
-        }
-        pkt.enqueued = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.buf.push_back(pkt);
-        self.stats.on_enqueue();
-        debug_assert!(self.stats.conserved(self.buf.len()));
-        Outcome::Enqueued
+    ) -> Verdict {
+        self.vars.on_head(now, &self.cfg, pkt, q.len_bytes)
     }
-
-    fn dequeue(
-        &mut self,
-        now: SimTime,
-        _rng: &mut SimRng,
-        dropped: &mut dyn FnMut(Packet, Reason),
-    ) -> Option<Packet> {
-        let mut fifo = Fifo {
-            buf: &mut self.buf,
-            bytes: &mut self.bytes,
-            stats: &mut self.stats,
-            dropped,
-        };
-        let out = dequeue(now, &self.cfg, &mut self.vars, &mut fifo);
-        if let Some(p) = &out {
-            self.stats.on_dequeue(p);
-        }
-        debug_assert!(
-            self.stats.conserved(self.buf.len()),
-            "codel conservation violated: {:?}",
-            self.stats
-        );
-        out
-    }
-
-    fn len_pkts(&self) -> usize {
-        self.buf.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn on_empty(&mut self, _now: SimTime) {
+        self.vars.on_empty();
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         self.vars.probe(out);
@@ -482,6 +430,18 @@ impl Qdisc for CoDel {
 mod tests {
     use super::*;
     use crate::aqm::AqmConfig;
+    use crate::net::packet::Ecn;
+    use crate::qdisc::{BufferLimit, Outcome, SingleQueue};
+
+    /// CoDel on the glue's FIFO with a large buffer.
+    fn codel_queue(cfg: Config) -> SingleQueue {
+        SingleQueue::new(
+            BufferLimit::Packets(100_000),
+            cfg.ecn,
+            10_000_000,
+            Box::new(CoDel::new(cfg)),
+        )
+    }
 
     fn pkt(id: u64, size: u32) -> Packet {
         Packet {
@@ -586,7 +546,7 @@ mod tests {
     fn drops_follow_control_law() {
         let p = Params::default();
         let cfg = p.config();
-        let mut q = CoDel::new(cfg, BufferLimit::Packets(100_000));
+        let mut q = codel_queue(cfg);
         let mut rng = SimRng::new(0, 0);
         // Fill 200 packets at t = 0, then dequeue one every 1 ms: sojourn ≥ 1 ms grows by 1 ms/ms
         // minus nothing (all arrived at 0), so it passes 5 ms at t = 5 ms.
@@ -633,7 +593,7 @@ mod tests {
             ecn: true,
             ..Params::default()
         };
-        let mut q = CoDel::new(p.config(), BufferLimit::Packets(100_000));
+        let mut q = codel_queue(p.config());
         let mut rng = SimRng::new(0, 0);
         for k in 0..500u64 {
             let mut x = pkt(k, 1500);

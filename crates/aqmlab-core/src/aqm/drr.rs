@@ -41,8 +41,6 @@
 //!   conservation holds; if the arriving packet itself is the victim, `enqueue` returns
 //!   `Dropped(Overflow)`.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +48,7 @@ use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::qdisc::{Admission, BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -98,11 +96,10 @@ impl AlgorithmParams for Params {
     }
 }
 
-/// One queue (ns-2 `PacketDRR`).
+/// The scheduler's state of one queue (ns-2 `PacketDRR`; the packets are in the shared
+/// [`FlowQueues`]).
 #[derive(Default)]
 struct Bucket {
-    q: VecDeque<Packet>,
-    bytes: u64,
     deficit: i64,
     turn: bool,
     prev: u32,
@@ -110,34 +107,28 @@ struct Bucket {
 }
 
 pub struct Drr {
+    queues: FlowQueues,
     buckets: Vec<Bucket>,
     /// 0: exact per-flow queues.
     n_hashed: u32,
     /// Exact mode: a flow's bucket is its index here (buckets are made as flows first arrive).
     slot_of: FlowMap<()>,
     quantum: i64,
-    limit: BufferLimit,
     /// Current bucket of the ring (None: no active bucket).
     curr: Option<u32>,
     active: usize,
-    len_pkts: usize,
-    len_bytes: u64,
-    stats: QdiscStats,
 }
 
 impl Drr {
     pub fn new(quantum: u32, buckets: u32, limit: BufferLimit) -> Drr {
         Drr {
+            queues: FlowQueues::new(buckets as usize, limit, false),
             buckets: (0..buckets).map(|_| Bucket::default()).collect(),
             n_hashed: buckets,
             slot_of: FlowMap::default(),
             quantum: quantum as i64,
-            limit,
             curr: None,
             active: 0,
-            len_pkts: 0,
-            len_bytes: 0,
-            stats: QdiscStats::default(),
         }
     }
 
@@ -148,6 +139,7 @@ impl Drr {
         let (i, _) = self.slot_of.insert_full(flow, ());
         if i == self.buckets.len() {
             self.buckets.push(Bucket::default());
+            self.queues.add_queue();
         }
         i
     }
@@ -186,19 +178,12 @@ impl Drr {
         self.active -= 1;
     }
 
-    fn over_limit(&self) -> bool {
-        match self.limit {
-            BufferLimit::Packets(n) => self.len_pkts > n as usize,
-            BufferLimit::Bytes(b) => self.len_bytes > b,
-        }
-    }
-
     /// ns-2 `getMaxflow`: walk the ring from `curr`; the first bucket with the most bytes.
     fn max_flow(&self) -> u32 {
         let start = self.curr.expect("non-empty when over limit");
         let (mut best, mut t) = (start, start);
         for _ in 0..self.active {
-            if self.buckets[best as usize].bytes < self.buckets[t as usize].bytes {
+            if self.queues.queue(best as usize).bytes() < self.queues.queue(t as usize).bytes() {
                 best = t;
             }
             t = self.buckets[t as usize].next;
@@ -206,12 +191,22 @@ impl Drr {
         best
     }
 
-    fn debug_check(&self) {
-        debug_assert!(
-            self.stats.conserved(self.len_pkts),
-            "drr conservation violated: {:?}",
-            self.stats
-        );
+    /// The overflow policy (ns-2 `enque`): while the total is over the limit, drop the head of
+    /// the bucket with the most bytes; a bucket emptied so leaves the ring.
+    fn drop_on_overflow(
+        &mut self,
+        adm: &mut Admission,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) {
+        while self.queues.over_limit() {
+            let m = self.max_flow();
+            if self
+                .queues
+                .drop_head_of(m as usize, adm, Reason::Overflow, pushed_out)
+            {
+                self.idle(m);
+            }
+        }
     }
 }
 
@@ -219,51 +214,19 @@ impl Qdisc for Drr {
     fn enqueue_reporting(
         &mut self,
         now: SimTime,
-        mut pkt: Packet,
+        pkt: Packet,
         _rng: &mut SimRng,
         pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
-        self.stats.on_arrival(&pkt);
+        self.queues.arrive(&pkt);
         let i = self.bucket_of(pkt.flow);
-        pkt.enqueued = now;
-        let sz = pkt.size_bytes as u64;
-        let b = &mut self.buckets[i];
-        b.q.push_back(pkt);
-        b.bytes += sz;
-        self.len_pkts += 1;
-        self.len_bytes += sz;
-        if b.q.len() == 1 {
+        let mut adm = self.queues.push(i, now, pkt);
+        if self.queues.queue(i).len() == 1 {
             self.activate(i as u32);
             self.buckets[i].deficit = 0;
         }
-        let mut arrival_dropped = false;
-        while self.over_limit() {
-            let m = self.max_flow() as usize;
-            let b = &mut self.buckets[m];
-            let is_arrival = m == i && b.q.len() == 1 && !arrival_dropped;
-            let head = b.q.pop_front().expect("max flow is not empty");
-            b.bytes -= head.size_bytes as u64;
-            let emptied = b.q.is_empty();
-            self.len_pkts -= 1;
-            self.len_bytes -= head.size_bytes as u64;
-            if emptied {
-                self.idle(m as u32);
-            }
-            if is_arrival {
-                arrival_dropped = true;
-                self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
-            } else {
-                self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
-                pushed_out(head, Reason::Overflow);
-            }
-        }
-        if arrival_dropped {
-            self.debug_check();
-            return Outcome::Dropped(Reason::Overflow);
-        }
-        self.stats.on_enqueue();
-        self.debug_check();
-        Outcome::Enqueued
+        self.drop_on_overflow(&mut adm, pushed_out);
+        self.queues.admit(adm, Outcome::Enqueued)
     }
 
     fn dequeue(
@@ -272,33 +235,30 @@ impl Qdisc for Drr {
         _rng: &mut SimRng,
         _dropped: &mut dyn FnMut(Packet, Reason),
     ) -> Option<Packet> {
-        if self.len_pkts == 0 {
+        if self.queues.len_pkts() == 0 {
             return None;
         }
         loop {
             let c = self
                 .curr
                 .expect("an active bucket while packets are queued");
+            let head = self.queues.queue(c as usize).front();
+            let size = head.expect("active bucket is not empty").size_bytes as i64;
             let b = &mut self.buckets[c as usize];
             if !b.turn {
                 b.deficit += self.quantum;
                 b.turn = true;
             }
-            let size = b.q.front().expect("active bucket is not empty").size_bytes as i64;
             if b.deficit >= size {
                 b.deficit -= size;
-                let pkt = b.q.pop_front().unwrap();
-                b.bytes -= size as u64;
-                self.len_pkts -= 1;
-                self.len_bytes -= size as u64;
-                if b.q.is_empty() {
+                let pkt = self.queues.take(c as usize);
+                if self.queues.queue(c as usize).is_empty() {
+                    let b = &mut self.buckets[c as usize];
                     b.turn = false;
                     b.deficit = 0;
                     self.idle(c);
                 }
-                self.stats.on_dequeue(&pkt);
-                self.debug_check();
-                return Some(pkt);
+                return pkt;
             }
             b.turn = false;
             self.curr = Some(b.next);
@@ -306,13 +266,13 @@ impl Qdisc for Drr {
     }
 
     fn len_pkts(&self) -> usize {
-        self.len_pkts
+        self.queues.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.len_bytes
+        self.queues.len_bytes()
     }
     fn stats(&self) -> &QdiscStats {
-        &self.stats
+        self.queues.stats()
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("active_queues", self.active as f64);

@@ -5,12 +5,18 @@
 //!
 //! # Algorithm
 //! - Classification (§4.1.1): each packet's flow id is hashed with a per-run salt (derived from the
-//!   scenario seed) into one of `flows` queues. Distinct flows may collide, as in Linux.
+//!   scenario seed) into one of `flows` queues (`hash = "flow_id"` uses the flow id itself as the
+//!   hash, as ns-3's tests do with their packet filter). Distinct flows may collide, as in Linux.
+//!   With `set_associative = true` (ns-3 `EnableSetAssociativeHash`), the queues form sets of
+//!   `set_ways` consecutive queues: a flow hashed to queue `h` takes the first queue of
+//!   `h`'s set that was never used, is tagged with this flow's hash, or is inactive, and the
+//!   set's first queue if none is (ns-3 `SetAssociativeHash`).
 //! - Enqueue (§4.1): timestamp, append to its queue; a queue that is in neither list joins the
 //!   tail of `new_flows` with `deficit = quantum`. When the total backlog then exceeds the limit,
-//!   the packet at the *head* of the queue with the largest byte count is dropped (repeated until
-//!   under the limit) — the RFC's rule. Linux drops a batch (up to 64 packets, half the fat
-//!   queue's bytes) at once; we do not.
+//!   the overflow policy drops from the *head* of the queue with the largest byte count: as
+//!   Linux `fq_codel_drop` and ns-3 `FqCoDelDrop`, a batch until at least half of that queue's
+//!   bytes are gone or `drop_batch` packets were dropped (repeated while still over the limit).
+//!   `drop_batch = 1` is RFC 8290's single drop (the behaviour before the batch existed).
 //! - Dequeue (§4.2, deficit round robin over two lists): take the first queue of `new_flows`, or
 //!   else of `old_flows`. If its `deficit ≤ 0`: `deficit += quantum`, move it to the tail of
 //!   `old_flows`, start over. Otherwise run CoDel's dequeue on it (the same core as `codel.rs`,
@@ -28,6 +34,10 @@
 //! | `interval` | duration | `"100ms"` | 100 ms |
 //! | `min_bytes` | bytes | 1500 | one MTU |
 //! | `ecn` | bool | true | ECN on by default (RFC 8290 §5.1, Linux `ecn`) |
+//! | `drop_batch` | packets | 64 | Linux `drop_batch_size` 64, ns-3 `DropBatchSize` 64; RFC 8290: 1 |
+//! | `set_associative` | bool | false | ns-3 `EnableSetAssociativeHash` false (Linux has none) |
+//! | `set_ways` | queues | 8 | ns-3 `SetWays` 8 |
+//! | `hash` | `"salted"` or `"flow_id"` | `"salted"` | Linux/ns-3 hash the 5-tuple with a perturbation |
 //!
 //! The overall limit is the link's `buffer` (packets or bytes), not Linux's 10240 packets, so that
 //! scenarios compare algorithms with the same buffer; set `buffer = 10240` to reproduce Linux.
@@ -47,11 +57,13 @@ use std::collections::VecDeque;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::codel::{self, CodelQueue};
+use super::codel;
 use super::{AlgorithmParams, BuildContext, Reason};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::qdisc::{
+    Admission, BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats, SubQueueState, SubQueueStatus,
+};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -70,6 +82,28 @@ pub struct Params {
     pub min_bytes: u32,
     /// CE-mark ECN-capable packets instead of dropping them (on by default, RFC 8290 §5.1).
     pub ecn: bool,
+    /// On overflow, drop from the fattest queue's head until half its bytes are gone, at most
+    /// this many packets (Linux, ns-3: 64); 1 = RFC 8290's single drop.
+    pub drop_batch: u32,
+    /// Set-associative hashing (ns-3 EnableSetAssociativeHash): probe the set_ways queues of a
+    /// flow's set for a free or inactive one before sharing.
+    pub set_associative: bool,
+    /// Queues per set for set-associative hashing (ns-3 SetWays: 8); must divide flows.
+    pub set_ways: u32,
+    /// How a flow id becomes a hash: "salted" (mixed with a per-run salt from the seed) or
+    /// "flow_id" (the flow id itself, as ns-3's test packet filter gives preset hashes).
+    pub hash: FlowHash,
+}
+
+/// How FQ-CoDel turns a flow id into a hash.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowHash {
+    /// Mixed with a per-run salt derived from the scenario seed.
+    #[default]
+    Salted,
+    /// The flow id itself.
+    FlowId,
 }
 
 impl Default for Params {
@@ -81,6 +115,10 @@ impl Default for Params {
             interval: SimDuration::from_millis(100),
             min_bytes: 1500,
             ecn: true,
+            drop_batch: 64,
+            set_associative: false,
+            set_ways: 8,
+            hash: FlowHash::Salted,
         }
     }
 }
@@ -104,6 +142,19 @@ impl AlgorithmParams for Params {
             self.quantum,
             "a positive number of bytes",
         )?;
+        check(
+            self.drop_batch >= 1,
+            "drop_batch",
+            self.drop_batch,
+            "a positive number of packets",
+        )?;
+        check(
+            !self.set_associative
+                || (self.set_ways >= 1 && self.flows.is_multiple_of(self.set_ways)),
+            "set_ways",
+            self.set_ways,
+            "a positive divisor of flows (with set_associative = true)",
+        )?;
         codel::Params::validate_codel(self.target, self.interval)
     }
 
@@ -115,25 +166,26 @@ impl AlgorithmParams for Params {
             ecn: self.ecn,
         }
         .config();
-        Box::new(FqCoDel::new(
-            self.flows,
-            self.quantum,
-            cfg,
-            ctx.limit,
-            ctx.seed,
-        ))
+        let mut q = FqCoDel::new(self.flows, self.quantum, cfg, ctx.limit, ctx.seed);
+        q.drop_batch = self.drop_batch;
+        q.set_ways = self.set_associative.then_some(self.set_ways);
+        q.hash = self.hash;
+        Box::new(q)
     }
 }
 
-/// One flow queue (Linux `struct fq_codel_flow`).
+/// The scheduler's state of one flow queue (Linux `struct fq_codel_flow`; the packets are in
+/// the shared [`FlowQueues`]).
 #[derive(Default)]
 struct Flow {
-    q: VecDeque<Packet>,
-    bytes: u64,
     deficit: i64,
     vars: codel::Vars,
-    /// In `new_flows` or `old_flows`.
-    listed: bool,
+    /// In `new_flows`, `old_flows` or neither.
+    status: SubQueueStatus,
+    /// A packet was ever queued here (ns-3 created the flow queue).
+    used: bool,
+    /// Set-associative hashing: the hash of the flow that last took this queue.
+    tag: Option<u64>,
 }
 
 /// SplitMix64 finaliser: a well-mixed 64-bit hash of the (flow id, salt) pair.
@@ -145,46 +197,20 @@ fn mix(mut z: u64) -> u64 {
 }
 
 pub struct FqCoDel {
+    queues: FlowQueues,
     flows: Vec<Flow>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     quantum: i64,
     cfg: codel::Config,
-    limit: BufferLimit,
     salt: u64,
-    len_pkts: usize,
-    len_bytes: u64,
-    stats: QdiscStats,
-}
-
-/// One flow queue as CoDel's dequeue sees it; keeps the qdisc totals and counters in step.
-struct FlowView<'a> {
-    flow: &'a mut Flow,
-    len_pkts: &'a mut usize,
-    len_bytes: &'a mut u64,
-    stats: &'a mut QdiscStats,
-    dropped: &'a mut dyn FnMut(Packet, Reason),
-}
-
-impl CodelQueue for FlowView<'_> {
-    fn pop(&mut self) -> Option<Packet> {
-        let p = self.flow.q.pop_front()?;
-        let sz = p.size_bytes as u64;
-        self.flow.bytes -= sz;
-        *self.len_bytes -= sz;
-        *self.len_pkts -= 1;
-        Some(p)
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.flow.bytes
-    }
-    fn drop_packet(&mut self, pkt: Packet) {
-        self.stats.on_drop_after_dequeue(&pkt, Reason::Sojourn);
-        (self.dropped)(pkt, Reason::Sojourn);
-    }
-    fn mark(&mut self, pkt: &mut Packet) -> bool {
-        codel::mark_ce(self.stats, pkt)
-    }
+    /// Overflow: at most this many packets per batch.
+    drop_batch: u32,
+    /// Set-associative hashing: the set size.
+    set_ways: Option<u32>,
+    hash: FlowHash,
+    /// The queue of the last packet enqueued or sent (replay records).
+    last_queue: Option<usize>,
 }
 
 impl FqCoDel {
@@ -196,40 +222,74 @@ impl FqCoDel {
         seed: u64,
     ) -> FqCoDel {
         FqCoDel {
+            queues: FlowQueues::new(n_flows as usize, limit, cfg.ecn),
             flows: (0..n_flows).map(|_| Flow::default()).collect(),
             new_flows: VecDeque::with_capacity(n_flows as usize),
             old_flows: VecDeque::with_capacity(n_flows as usize),
             quantum: quantum as i64,
             cfg,
-            limit,
             salt: mix(seed ^ 0x6671_5f63_6f64_656c), // "fq_codel"
-            len_pkts: 0,
-            len_bytes: 0,
-            stats: QdiscStats::default(),
+            drop_batch: 1,
+            set_ways: None,
+            hash: FlowHash::Salted,
+            last_queue: None,
         }
     }
 
-    /// The queue index of a flow.
+    /// The hash of a flow id.
+    fn flow_hash(&self, flow: FlowId) -> u64 {
+        match self.hash {
+            FlowHash::Salted => mix(flow as u64 ^ self.salt),
+            FlowHash::FlowId => flow as u64,
+        }
+    }
+
+    /// The queue index of a flow under plain hashing.
     pub fn classify(&self, flow: FlowId) -> usize {
-        (mix(flow as u64 ^ self.salt) % self.flows.len() as u64) as usize
+        (self.flow_hash(flow) % self.flows.len() as u64) as usize
     }
 
-    fn over_limit(&self) -> bool {
-        match self.limit {
-            BufferLimit::Packets(n) => self.len_pkts > n as usize,
-            BufferLimit::Bytes(b) => self.len_bytes > b,
-        }
+    /// The queue an arriving packet of `flow` joins (ns-3 `DoEnqueue` then `SetAssociativeHash`).
+    fn queue_for(&mut self, flow: FlowId) -> usize {
+        let h = self.classify(flow);
+        let Some(ways) = self.set_ways else {
+            return h;
+        };
+        let hash = self.flow_hash(flow);
+        let outer = h - h % ways as usize;
+        let free = (outer..outer + ways as usize).find(|&i| {
+            let f = &self.flows[i];
+            !f.used || f.tag == Some(hash) || f.status == SubQueueStatus::Inactive
+        });
+        // All queues of the set are taken by other active flows: share the set's first.
+        let i = free.unwrap_or(outer);
+        self.flows[i].tag = Some(hash);
+        i
     }
 
-    /// Index of the queue with the most bytes (first such index on ties).
-    fn fattest(&self) -> usize {
-        let mut best = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.bytes > self.flows[best].bytes {
-                best = i;
+    /// The overflow policy (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`): from the head of the
+    /// fattest queue, drop until at least half its bytes are gone or `drop_batch` packets were
+    /// dropped; again while the total is still over the limit.
+    fn drop_on_overflow(
+        &mut self,
+        adm: &mut Admission,
+        pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) {
+        while self.queues.over_limit() {
+            let fat = self.queues.fattest();
+            let threshold = self.queues.queue(fat).bytes() / 2;
+            let (mut gone, mut count) = (0u64, 0u32);
+            loop {
+                gone += self.queues.queue(fat).front().map_or(0, |p| p.size_bytes as u64);
+                let emptied = self
+                    .queues
+                    .drop_head_of(fat, adm, Reason::Overflow, pushed_out);
+                count += 1;
+                if emptied || count >= self.drop_batch || gone >= threshold {
+                    break;
+                }
             }
         }
-        best
     }
 
     fn pop_list(&mut self, from_new: bool) {
@@ -239,68 +299,29 @@ impl FqCoDel {
             self.old_flows.pop_front();
         }
     }
-
-    fn debug_check(&self) {
-        debug_assert!(
-            self.stats.conserved(self.len_pkts),
-            "fq_codel conservation violated: {:?}",
-            self.stats
-        );
-        debug_assert_eq!(
-            self.len_pkts,
-            self.flows.iter().map(|f| f.q.len()).sum::<usize>()
-        );
-    }
 }
 
 impl Qdisc for FqCoDel {
     fn enqueue_reporting(
         &mut self,
         now: SimTime,
-        mut pkt: Packet,
+        pkt: Packet,
         _rng: &mut SimRng,
         pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
-        self.stats.on_arrival(&pkt);
-        let idx = self.classify(pkt.flow);
-        pkt.enqueued = now;
-        let sz = pkt.size_bytes as u64;
+        self.queues.arrive(&pkt);
+        let idx = self.queue_for(pkt.flow);
+        self.last_queue = Some(idx);
+        let mut adm = self.queues.push(idx, now, pkt);
         let f = &mut self.flows[idx];
-        f.q.push_back(pkt);
-        f.bytes += sz;
-        if !f.listed {
-            f.listed = true;
+        f.used = true;
+        if f.status == SubQueueStatus::Inactive {
+            f.status = SubQueueStatus::New;
             f.deficit = self.quantum;
             self.new_flows.push_back(idx as u32);
         }
-        self.len_pkts += 1;
-        self.len_bytes += sz;
-        let mut arrival_dropped = false;
-        while self.over_limit() {
-            let fat = self.fattest();
-            let f = &mut self.flows[fat];
-            // The arriving packet is at the tail of its queue: it is the head only when alone.
-            let is_arrival = fat == idx && f.q.len() == 1 && !arrival_dropped;
-            let head = f.q.pop_front().expect("fattest queue is not empty");
-            f.bytes -= head.size_bytes as u64;
-            self.len_pkts -= 1;
-            self.len_bytes -= head.size_bytes as u64;
-            if is_arrival {
-                arrival_dropped = true;
-                self.stats.on_drop_before_enqueue(&head, Reason::Overflow);
-            } else {
-                self.stats.on_drop_after_dequeue(&head, Reason::Overflow);
-                pushed_out(head, Reason::Overflow);
-            }
-        }
-        if arrival_dropped {
-            self.debug_check();
-            return Outcome::Dropped(Reason::Overflow);
-        }
-        // Counted last so that conservation holds whichever packets the overflow removed.
-        self.stats.on_enqueue();
-        self.debug_check();
-        Outcome::Enqueued
+        self.drop_on_overflow(&mut adm, pushed_out);
+        self.queues.admit(adm, Outcome::Enqueued)
     }
 
     fn dequeue(
@@ -320,34 +341,32 @@ impl Qdisc for FqCoDel {
             let f = &mut self.flows[idx as usize];
             if f.deficit <= 0 {
                 f.deficit += self.quantum;
+                f.status = SubQueueStatus::Old;
                 self.pop_list(from_new);
                 self.old_flows.push_back(idx);
                 continue;
             }
-            let mut view = FlowView {
-                flow: f,
-                len_pkts: &mut self.len_pkts,
-                len_bytes: &mut self.len_bytes,
-                stats: &mut self.stats,
-                dropped: &mut *dropped,
-            };
-            let mut vars = view.flow.vars;
-            let got = codel::dequeue(now, &self.cfg, &mut vars, &mut view);
-            self.flows[idx as usize].vars = vars;
+            let (cfg, vars) = (&self.cfg, &mut f.vars);
+            let got = self
+                .queues
+                .dequeue_from(idx as usize, dropped, |p, rest| {
+                    vars.on_head(now, cfg, p, rest.bytes())
+                });
             match got {
                 None => {
+                    self.flows[idx as usize].vars.on_empty();
                     self.pop_list(from_new);
+                    let f = &mut self.flows[idx as usize];
                     if from_new && !self.old_flows.is_empty() {
+                        f.status = SubQueueStatus::Old;
                         self.old_flows.push_back(idx);
                     } else {
-                        self.flows[idx as usize].listed = false;
+                        f.status = SubQueueStatus::Inactive;
                     }
-                    self.debug_check();
                 }
                 Some(p) => {
                     self.flows[idx as usize].deficit -= p.size_bytes as i64;
-                    self.stats.on_dequeue(&p);
-                    self.debug_check();
+                    self.last_queue = Some(idx as usize);
                     return Some(p);
                 }
             }
@@ -355,13 +374,13 @@ impl Qdisc for FqCoDel {
     }
 
     fn len_pkts(&self) -> usize {
-        self.len_pkts
+        self.queues.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.len_bytes
+        self.queues.len_bytes()
     }
     fn stats(&self) -> &QdiscStats {
-        &self.stats
+        self.queues.stats()
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("new_flows", self.new_flows.len() as f64);
@@ -370,6 +389,21 @@ impl Qdisc for FqCoDel {
             "dropping_queues",
             self.flows.iter().filter(|f| f.vars.dropping).count() as f64,
         );
+    }
+    fn sub_queues(&self, out: &mut dyn FnMut(SubQueueState)) {
+        for (i, f) in self.flows.iter().enumerate().filter(|(_, f)| f.used) {
+            let q = self.queues.queue(i);
+            out(SubQueueState {
+                index: i,
+                pkts: q.len(),
+                bytes: q.bytes(),
+                status: f.status,
+                deficit: f.deficit,
+            });
+        }
+    }
+    fn last_sub_queue(&self) -> Option<usize> {
+        self.last_queue
     }
 }
 
@@ -491,6 +525,31 @@ mod tests {
         let out = q.enqueue(SimTime(0), pkt(1, f[1], 1500), &mut rng);
         assert_eq!(out, Outcome::Dropped(Reason::Overflow));
         assert!(q.stats().conserved(1));
+    }
+
+    /// Batch drop (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`): one overflow drops from the fat
+    /// queue's head until half its bytes are gone; `drop_batch` caps the packets per batch.
+    #[test]
+    fn overflow_batch_drops_half_the_fat_queue() {
+        let mut rng = SimRng::new(0, 0);
+        for (batch, expect) in [(64, 5), (3, 3), (1, 1)] {
+            let mut q = build(BufferLimit::Packets(10));
+            q.drop_batch = batch;
+            let f = distinct(&q, 2);
+            for k in 0..10 {
+                q.enqueue(SimTime(0), pkt(k, f[0], 1000), &mut rng);
+            }
+            let mut gone = Vec::new();
+            let out = q.enqueue_reporting(SimTime(0), pkt(10, f[1], 1000), &mut rng, &mut |p, r| {
+                assert_eq!(r, Reason::Overflow);
+                gone.push(p.id)
+            });
+            assert_eq!(out, Outcome::Enqueued);
+            // 10 000 bytes queued in the fat flow: half is 5 packets, all from its head.
+            assert_eq!(gone, (0..expect).collect::<Vec<u64>>(), "drop_batch {batch}");
+            assert_eq!(q.len_pkts(), 11 - expect as usize);
+            assert!(q.stats().conserved(q.len_pkts()));
+        }
     }
 
     /// CoDel runs per queue: a standing queue of one flow gets CoDel drops while a light flow

@@ -7,8 +7,9 @@
 //! - the state (a struct implementing [`Aqm`], or a whole [`Qdisc`] for multi-queue schedulers);
 //! - unit tests of its control law against the paper's equations.
 //!
-//! Adding an algorithm = one file, one line in the `algorithms!` list below, one test. Its
-//! parameters are documented by the doc comments on its `Params` fields, and nowhere else.
+//! Adding an algorithm = one file, one line in the `algorithms!` registry at the bottom, its
+//! tests (steps: `docs/architecture.md`, "Adding an algorithm"). Its parameters are documented
+//! by the doc comments on its `Params` fields, and nowhere else.
 
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -21,29 +22,7 @@ use crate::rng::SimRng;
 use crate::schema::{self, KeyDoc};
 use crate::time::{SimDuration, SimTime};
 
-pub mod ared;
-pub mod avq;
-pub mod blue;
-pub mod chablis;
-pub mod choke;
-pub mod codel;
-pub mod csfq;
-pub mod droptail;
-pub mod drr;
-pub mod dualpi2;
-pub mod fq_codel;
-pub mod fred;
-pub mod green_rate;
-pub mod green_tcp;
-pub mod nlred;
-pub mod pi;
-pub mod pie;
-pub mod red;
 pub(crate) mod red_core;
-pub mod rem;
-pub mod self_config_red;
-pub mod sfb;
-pub mod sfred;
 
 /// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
 /// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
@@ -256,8 +235,12 @@ fn parse_params<P: AlgorithmParams>(table: toml::Table) -> Result<P, ScenarioErr
     Ok(params)
 }
 
+/// The registry: each line names an algorithm's `AqmConfig` variant and its file in this
+/// folder, which the macro declares as a module (`pub mod <file>;`).
 macro_rules! algorithms {
     ($($variant:ident($module:ident)),* $(,)?) => {
+        $(pub mod $module;)*
+
         /// A validated qdisc configuration: `kind` plus that algorithm's parameters.
         #[derive(Clone, Debug)]
         pub enum AqmConfig {

@@ -4,17 +4,26 @@
 //! Two layers, as in Linux `net/sched`:
 //! - [`Qdisc`] is what a link's egress holds: enqueue, dequeue, counters. Schedulers with several
 //!   queues (DRR, FQ-CoDel, …) implement it directly, using [`QdiscStats`] for their counting.
-//! - [`SingleQueue`] is the common case: one FIFO buffer plus a `Box<dyn Aqm>` that decides.
-//!   Algorithms (RED, BLUE, GREEN, CoDel, …) implement [`Aqm`](crate::aqm::Aqm) and never touch
-//!   the buffer or the counters.
+//! - [`SingleQueue`] (`single.rs`) is the common case: one FIFO buffer plus a `Box<dyn Aqm>`
+//!   that decides. Algorithms (RED, BLUE, GREEN, CoDel, PIE, …) implement
+//!   [`Aqm`](crate::aqm::Aqm) and never touch the buffer or the counters.
+//! - [`FlowQueues`] (`flow_queues.rs`) is the machinery under schedulers with several queues
+//!   (DRR, FQ-CoDel) and under CHOKe, which removes packets from inside its queue: N FIFOs
+//!   sharing one limit and one [`QdiscStats`], with the shared overflow rule (drop from the head
+//!   of a chosen queue) and the shared dequeue-verdict loop. The scheduler keeps only its own
+//!   order (rings, lists, deficits).
 //!
 //! Conservation (asserted after every operation in debug builds, and by tests):
 //! `arrivals = enqueued + dropped_before_enqueue` and
 //! `backlog = enqueued − dequeued − dropped_after_dequeue`.
 
-use std::collections::VecDeque;
+mod flow_queues;
+mod single;
 
-use crate::aqm::{Aqm, QueueView, Reason, Verdict};
+pub use flow_queues::{Admission, FlowQueues, SubQueue};
+pub use single::SingleQueue;
+
+use crate::aqm::{Reason, Verdict};
 use crate::net::flow_map::FlowMap;
 use crate::net::packet::{Ecn, FlowId, Packet};
 use crate::rng::SimRng;
@@ -149,6 +158,38 @@ impl QdiscStats {
     }
 }
 
+/// Where a sub-queue of a multi-queue scheduler stands (FQ-CoDel's new/old lists; ns-3
+/// `FqCoDelFlow::FlowStatus`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SubQueueStatus {
+    /// In no list.
+    #[default]
+    Inactive,
+    New,
+    Old,
+}
+
+impl SubQueueStatus {
+    pub fn key(self) -> &'static str {
+        match self {
+            SubQueueStatus::Inactive => "inactive",
+            SubQueueStatus::New => "new",
+            SubQueueStatus::Old => "old",
+        }
+    }
+}
+
+/// One sub-queue of a multi-queue scheduler, as replay records show it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SubQueueState {
+    pub index: usize,
+    pub pkts: usize,
+    pub bytes: u64,
+    pub status: SubQueueStatus,
+    /// Bytes the queue may still send this round (DRR-style schedulers).
+    pub deficit: i64,
+}
+
 /// What a link's egress holds.
 pub trait Qdisc {
     /// Offers an arriving packet. The qdisc queues it, marks it or drops it, and counts. Packets
@@ -188,173 +229,45 @@ pub trait Qdisc {
     fn set_state(&mut self, _name: &str, _value: f64) -> bool {
         false
     }
-}
-
-/// One FIFO buffer driven by an [`Aqm`].
-pub struct SingleQueue {
-    buf: VecDeque<Packet>,
-    bytes: u64,
-    limit: BufferLimit,
-    ecn: bool,
-    link_rate_bps: u64,
-    aqm: Box<dyn Aqm>,
-    stats: QdiscStats,
-}
-
-impl SingleQueue {
-    /// `ecn`: whether `Verdict::Signal` may mark ECN-capable packets instead of dropping them.
-    pub fn new(
-        limit: BufferLimit,
-        ecn: bool,
-        link_rate_bps: u64,
-        aqm: Box<dyn Aqm>,
-    ) -> SingleQueue {
-        SingleQueue {
-            // Grown on demand, not sized to the limit: a ring buffer's head walks its whole
-            // capacity, so a large preallocation turns every packet into a cache miss.
-            buf: VecDeque::new(),
-            bytes: 0,
-            limit,
-            ecn,
-            link_rate_bps,
-            aqm,
-            stats: QdiscStats::default(),
-        }
-    }
-
-    #[inline]
-    fn view(&self) -> QueueView {
-        QueueView {
-            len_pkts: self.buf.len(),
-            len_bytes: self.bytes,
-            limit: self.limit,
-            link_rate_bps: self.link_rate_bps,
-        }
-    }
-
-    /// Applies a `Signal` verdict: true if the packet was marked (and may go on), false if it
-    /// must be dropped instead.
-    #[inline]
-    fn try_mark(&mut self, pkt: &mut Packet, reason: Reason) -> bool {
-        if self.ecn && pkt.is_ecn_capable() {
-            pkt.ecn = Ecn::Ce;
-            self.stats.on_mark(pkt, reason);
-            true
-        } else {
-            false
-        }
-    }
-
-    #[inline]
-    fn debug_check(&self) {
-        debug_assert!(
-            self.stats.conserved(self.buf.len()),
-            "qdisc conservation violated: {:?}",
-            self.stats
-        );
-    }
-}
-
-impl Qdisc for SingleQueue {
-    fn enqueue_reporting(
-        &mut self,
-        now: SimTime,
-        mut pkt: Packet,
-        rng: &mut SimRng,
-        _pushed_out: &mut dyn FnMut(Packet, Reason),
-    ) -> Outcome {
-        self.stats.on_arrival(&pkt);
-        let view = self.view();
-        let mut outcome = Outcome::Enqueued;
-        match self.aqm.on_enqueue(now, &pkt, &view, rng) {
-            Verdict::Pass => {}
-            Verdict::Signal(reason) => {
-                if self.try_mark(&mut pkt, reason) {
-                    outcome = Outcome::Marked(reason);
-                } else {
-                    self.stats.on_drop_before_enqueue(&pkt, reason);
-                    self.debug_check();
-                    return Outcome::Dropped(reason);
-                }
-            }
-            Verdict::Drop(reason) => {
-                self.stats.on_drop_before_enqueue(&pkt, reason);
-                self.debug_check();
-                return Outcome::Dropped(reason);
-            }
-        }
-        // As in ns-3's RED and Linux: the algorithm decides first, then the buffer may still be full.
-        if self
-            .limit
-            .would_overflow(self.buf.len(), self.bytes, pkt.size_bytes)
-        {
-            self.aqm.on_overflow(now, &pkt, &view);
-            self.stats.on_drop_before_enqueue(&pkt, Reason::Overflow);
-            self.debug_check();
-            return Outcome::Dropped(Reason::Overflow);
-        }
-        pkt.enqueued = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.aqm.relabel(&mut pkt);
-        self.aqm.on_enqueued(now, &pkt);
-        self.buf.push_back(pkt);
-        self.stats.on_enqueue();
-        self.debug_check();
-        outcome
-    }
-
-    fn dequeue(
-        &mut self,
-        now: SimTime,
-        rng: &mut SimRng,
-        dropped: &mut dyn FnMut(Packet, Reason),
-    ) -> Option<Packet> {
-        while let Some(mut pkt) = self.buf.pop_front() {
-            self.bytes -= pkt.size_bytes as u64;
-            let view = self.view();
-            let verdict = self.aqm.on_dequeue(now, &pkt, &view, rng);
-            let reason = match verdict {
-                Verdict::Pass => None,
-                Verdict::Signal(r) => (!self.try_mark(&mut pkt, r)).then_some(r),
-                Verdict::Drop(r) => Some(r),
-            };
-            match reason {
-                None => {
-                    self.stats.on_dequeue(&pkt);
-                    self.debug_check();
-                    return Some(pkt);
-                }
-                Some(r) => {
-                    self.stats.on_drop_after_dequeue(&pkt, r);
-                    self.debug_check();
-                    dropped(pkt, r);
-                }
-            }
-        }
-        self.aqm.on_empty(now);
+    /// Multi-queue schedulers: every sub-queue that has held a packet, by index.
+    fn sub_queues(&self, _out: &mut dyn FnMut(SubQueueState)) {}
+    /// Multi-queue schedulers: the sub-queue of the packet last enqueued or sent.
+    fn last_sub_queue(&self) -> Option<usize> {
         None
     }
+}
 
-    fn len_pkts(&self) -> usize {
-        self.buf.len()
+/// Applies an algorithm's verdict on a packet leaving (or entering) a queue: `None` if the packet
+/// goes on (a `Signal` on an ECN-capable packet with `ecn` on marks it CE and counts the mark),
+/// `Some(reason)` if it must be dropped (the caller counts the drop on its side of the queue).
+#[inline]
+pub(crate) fn apply_verdict(
+    stats: &mut QdiscStats,
+    ecn: bool,
+    pkt: &mut Packet,
+    verdict: Verdict,
+) -> Option<Reason> {
+    match verdict {
+        Verdict::Pass => None,
+        Verdict::Signal(r) => (!mark_if_allowed(stats, ecn, pkt, r)).then_some(r),
+        Verdict::Drop(r) => Some(r),
     }
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
-    }
-    fn next_timer(&self) -> Option<SimTime> {
-        self.aqm.next_timer()
-    }
-    fn on_timer(&mut self, now: SimTime, _rng: &mut SimRng) {
-        let view = self.view();
-        self.aqm.on_timer(now, &view);
-    }
-    fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        self.aqm.probe(out);
-    }
-    fn set_state(&mut self, name: &str, value: f64) -> bool {
-        self.aqm.set_state(name, value)
+}
+
+/// CE-marks `pkt` if `ecn` is on and the packet is ECN-capable, counting the mark; false if it
+/// cannot be marked (the signal becomes a drop).
+#[inline]
+pub(crate) fn mark_if_allowed(
+    stats: &mut QdiscStats,
+    ecn: bool,
+    pkt: &mut Packet,
+    reason: Reason,
+) -> bool {
+    if ecn && pkt.is_ecn_capable() {
+        pkt.ecn = Ecn::Ce;
+        stats.on_mark(pkt, reason);
+        true
+    } else {
+        false
     }
 }

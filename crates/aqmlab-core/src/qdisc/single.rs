@@ -1,0 +1,111 @@
+//! [`SingleQueue`]: one FIFO buffer driven by an [`Aqm`].
+
+use super::{BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats, SubQueue};
+use crate::aqm::{Aqm, QueueView, Reason, Verdict};
+use crate::net::packet::Packet;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// One FIFO buffer driven by an [`Aqm`]: the glue's [`FlowQueues`] with one queue.
+pub struct SingleQueue {
+    q: FlowQueues,
+    link_rate_bps: u64,
+    aqm: Box<dyn Aqm>,
+}
+
+impl SingleQueue {
+    /// `ecn`: whether `Verdict::Signal` may mark ECN-capable packets instead of dropping them.
+    pub fn new(
+        limit: BufferLimit,
+        ecn: bool,
+        link_rate_bps: u64,
+        aqm: Box<dyn Aqm>,
+    ) -> SingleQueue {
+        SingleQueue {
+            q: FlowQueues::new(1, limit, ecn),
+            link_rate_bps,
+            aqm,
+        }
+    }
+}
+
+/// What the algorithm sees of the queue.
+#[inline]
+fn view(q: &SubQueue, limit: BufferLimit, link_rate_bps: u64) -> QueueView {
+    QueueView {
+        len_pkts: q.len(),
+        len_bytes: q.bytes(),
+        limit,
+        link_rate_bps,
+    }
+}
+
+impl Qdisc for SingleQueue {
+    fn enqueue_reporting(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        rng: &mut SimRng,
+        _pushed_out: &mut dyn FnMut(Packet, Reason),
+    ) -> Outcome {
+        self.q.arrive(&pkt);
+        let view = view(self.q.queue(0), self.q.limit(), self.link_rate_bps);
+        let verdict = self.aqm.on_enqueue(now, &pkt, &view, rng);
+        if let Some(reason) = self.q.apply(&mut pkt, verdict) {
+            return self.q.reject(&pkt, reason);
+        }
+        let outcome = match verdict {
+            Verdict::Signal(reason) => Outcome::Marked(reason),
+            _ => Outcome::Enqueued,
+        };
+        // As in ns-3's RED and Linux: the algorithm decides first, then the buffer may still be full.
+        if self.q.would_overflow(pkt.size_bytes) {
+            self.aqm.on_overflow(now, &pkt, &view);
+            return self.q.reject(&pkt, Reason::Overflow);
+        }
+        pkt.enqueued = now;
+        self.aqm.relabel(&mut pkt);
+        self.aqm.on_enqueued(now, &pkt);
+        let adm = self.q.push(0, now, pkt);
+        self.q.admit(adm, outcome)
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        rng: &mut SimRng,
+        dropped: &mut dyn FnMut(Packet, Reason),
+    ) -> Option<Packet> {
+        let (limit, rate, aqm) = (self.q.limit(), self.link_rate_bps, &mut self.aqm);
+        let pkt = self.q.dequeue_from(0, dropped, |pkt, rest| {
+            aqm.on_dequeue(now, pkt, &view(rest, limit, rate), rng)
+        });
+        if pkt.is_none() {
+            self.aqm.on_empty(now);
+        }
+        pkt
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.q.len_pkts()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.q.len_bytes()
+    }
+    fn stats(&self) -> &QdiscStats {
+        self.q.stats()
+    }
+    fn next_timer(&self) -> Option<SimTime> {
+        self.aqm.next_timer()
+    }
+    fn on_timer(&mut self, now: SimTime, _rng: &mut SimRng) {
+        let view = view(self.q.queue(0), self.q.limit(), self.link_rate_bps);
+        self.aqm.on_timer(now, &view);
+    }
+    fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        self.aqm.probe(out);
+    }
+    fn set_state(&mut self, name: &str, value: f64) -> bool {
+        self.aqm.set_state(name, value)
+    }
+}
