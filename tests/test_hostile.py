@@ -4,7 +4,11 @@ each test fails without its fix. Cheap: no test here simulates more than a few s
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,3 +186,28 @@ def test_workers_below_one_are_errors(tmp_path: Path, tiny_path: Path):
         sweep.run_points(pts, tmp_path / "o", workers=-3, progress=False)
     r = run_cli("compare", tiny_path, tiny_path, "--jobs", "0", "--out", tmp_path / "c")
     assert r.code == 2 and "--jobs" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---- signals: Ctrl-C and SIGTERM stop a run at once, leaving nothing -------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_long_run_at_once_and_leaves_nothing(sig: int, tmp_path: Path):
+    long = (
+        TINY.replace('duration = "4s"', 'duration = "3000s"')
+        .replace("count = 4", "count = 200")
+        .replace('rate = "2Mbps"', 'rate = "100Mbps"')
+    )
+    (tmp_path / "long.toml").write_text(long)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "run", "long.toml", "--out", "o", "--no-plots"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)  # before the fix: minutes, until the simulation ended
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]

@@ -52,7 +52,13 @@ access_delay = { linear = ["2ms", "20ms"] }
 start = { uniform = ["0s", "0.5s"] }
 group = "a"
 """
-LONG = TINY.replace('duration = "2s"', 'duration = "400s"').replace("count = 3", "count = 40")
+#: Minutes of CPU: still running when the signal arrives.
+LONG = (
+    TINY.replace('duration = "2s"', 'duration = "3000s"')
+    .replace("count = 3", "count = 200")
+    .replace('rate = "2Mbps"', 'rate = "100Mbps"')
+    .replace("buffer = 20", "buffer = 500")
+)
 
 Outcome = tuple[int, str, str]  # exit code, stdout, stderr
 
@@ -506,6 +512,7 @@ EVIL = ["<script>alert(1)</script>", "\"'><img src=x onerror=alert(2)>", "</titl
 
 
 def html_class(t: Tally, d: Path) -> None:
+    (d / "tiny.toml").write_text(TINY)
     for i, evil in enumerate(EVIL):
         doc = sc.loads(TINY)
         doc["name"] = evil
@@ -583,7 +590,7 @@ def signal_class(t: Tally, d: Path) -> None:
         # a sweep: killed mid-way, then resumed: every point, none half-written
         sw = d / f"sw_{name}.toml"
         sw.write_text(
-            'base = "tiny.toml"\n[set]\nduration = "60s"\n[axes]\n'
+            'base = "long.toml"\n[set]\nduration = "30s"\n[axes]\n'
             '"bottleneck.buffer" = [10, 20, 30, 40, 50, 60]\n'
         )
         sout = d / f"sweep_{name}"
