@@ -679,6 +679,8 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=list(CLASSES), choices=list(CLASSES))
     args = ap.parse_args()
     os.umask(0o022)
+    # started in the background by a shell, SIGINT arrives ignored, and children inherit that
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     t = Tally()
     t0 = time.perf_counter()
     for name in args.only:
