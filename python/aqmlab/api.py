@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, cast
 
 from aqmlab import _core
@@ -45,8 +46,32 @@ def run(scenario: ScenarioLike, *, set: Overrides = None, seed: int | None = Non
     several runs may go side by side in threads.
     """
     text, name = prepare(scenario, set=set, seed=seed)
-    raw = _core.run(text)
+    raw = _run_interruptibly(text)
     return Results.from_core(raw, name=name)
+
+
+def _run_interruptibly(text: str) -> Any:
+    """``_core.run(text)``; from the main thread, in a helper thread so that Ctrl-C and SIGTERM
+    (see :func:`aqmlab.output.terminate_gracefully`) interrupt the wait at once instead of after
+    the whole simulation (the core holds no Python state a signal handler could reach). Nothing
+    has been written yet, so an interrupted run leaves nothing behind."""
+    if threading.current_thread() is not threading.main_thread():
+        return _core.run(text)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["raw"] = _core.run(text)
+        except BaseException as e:  # handed to the caller's thread
+            box["err"] = e
+
+    worker = threading.Thread(target=work, name="aqmlab-run", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.1)
+    if "err" in box:
+        raise box["err"]
+    return box["raw"]
 
 
 def algorithms() -> list[dict[str, Any]]:

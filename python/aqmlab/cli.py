@@ -34,6 +34,17 @@ EXIT_USAGE = 2
 EXIT_FAILED = 1
 
 
+def _positive_int(text: str) -> int:
+    """argparse type of counts (--workers, --jobs, --seeds): an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} (an integer >= 1)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} (an integer >= 1)")
+    return value
+
+
 def _add_force(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--force",
@@ -103,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=Path("results/compare"), help="(default: results/compare)"
     )
-    p.add_argument("--jobs", type=int, default=None, help="runs in parallel (default: cores)")
+    p.add_argument(
+        "--jobs", type=_positive_int, default=None, help="runs in parallel (default: cores)"
+    )
     p.add_argument("--json", action="store_true", help="print the comparison table as JSON")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     _add_force(p)
@@ -152,11 +165,15 @@ def _add_crosscheck(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="override a key by dotted path (as for run); repeatable",
     )
-    p.add_argument("--seeds", type=int, default=3, help="seeds: the scenario's and the next N-1")
+    p.add_argument(
+        "--seeds", type=_positive_int, default=3, help="seeds: the scenario's and the next N-1"
+    )
     p.add_argument(
         "--out", type=Path, default=None, help="directory (default: results/crosscheck/<stem>)"
     )
-    p.add_argument("--jobs", type=int, default=None, help="parallel runs (default: cores)")
+    p.add_argument(
+        "--jobs", type=_positive_int, default=None, help="parallel runs (default: cores)"
+    )
     p.add_argument("--json", action="store_true", help="print crosscheck.json only")
     p.add_argument("--no-plots", action="store_true", help="skip goodput_vs_rtt.png")
     p.add_argument(
@@ -175,7 +192,9 @@ def _add_crosscheck(sub: Any) -> None:
 
 
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=int, default=None, help="local processes (default: cores)")
+    p.add_argument(
+        "--workers", type=_positive_int, default=None, help="local processes (default: cores)"
+    )
     p.add_argument(
         "--scheduler",
         default=None,

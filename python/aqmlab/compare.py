@@ -78,7 +78,7 @@ def compare(
     from aqmlab import output
 
     if out is not None:
-        output.check_destination(out, force=force)
+        out = output.check_destination(out, force=force)
     names = _unique_names(scenarios)
     # A one-shot iterable of overrides must serve every scenario.
     overrides = set if set is None or isinstance(set, (str, Mapping)) else list(set)

@@ -47,12 +47,31 @@ def is_ours(path: Path) -> bool:
 
 
 def check_destination(dest: str | Path, *, force: bool = False, what: str = "--out") -> Path:
-    """Refuses a destination that is not ours (unless ``force``) or not writable; returns it.
+    """Refuses a destination that is not ours (unless ``force``) or not writable; returns the
+    path to write (a symbolic link is followed: its target is written, the link is kept).
 
+    Never allowed, even with ``force``: a device, pipe or socket (``/dev/null``), and the
+    current directory or one of its parents (replacing it would delete the user's work).
     Raises :class:`aqmlab.ScenarioError` naming ``what`` (the option or argument).
     """
+    if not isinstance(dest, (str, os.PathLike)) or isinstance(dest, bytes) or dest == "":
+        raise scenario_error(what, repr(dest)[:60], "a directory path (str or pathlib.Path)")
     p = Path(dest)
-    if p.exists() or p.is_symlink():
+    if p.is_symlink():
+        p = p.resolve()
+    if p.exists() and not p.is_dir() and not p.is_file():
+        raise scenario_error(
+            what, f"{str(p)!r} is a device, pipe or socket", "a directory path (never replaced)"
+        )
+    if p.exists() and p.is_dir():
+        here = Path.cwd().resolve()
+        if p.resolve() in (here, *here.parents):
+            raise scenario_error(
+                what,
+                f"{str(dest)!r} is the current directory or one of its parents",
+                "a directory below it, e.g. results/NAME (never replaced, even with --force)",
+            )
+    if p.exists():
         if not p.is_dir():
             if not force:
                 raise scenario_error(
@@ -117,8 +136,13 @@ def clean_stale(parent: Path) -> None:
 
 
 def temp_dir(dest: Path, kind: str = "tmp") -> Path:
-    """A new temporary directory beside ``dest`` (same file system, so renames are atomic)."""
-    return Path(tempfile.mkdtemp(prefix=f".{dest.name}.{kind}-{os.getpid()}-", dir=dest.parent))
+    """A new temporary directory beside ``dest`` (same file system, so renames are atomic),
+    with the permissions ``mkdir`` would give (``mkdtemp`` makes it private: 0700)."""
+    d = Path(tempfile.mkdtemp(prefix=f".{dest.name}.{kind}-{os.getpid()}-", dir=dest.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    d.chmod(0o777 & ~umask)
+    return d
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ override paths that do not exist in the document (``flows.7.count`` when there a
 
 from __future__ import annotations
 
+import datetime
 import math
 import sys
 from collections.abc import Iterable, Mapping
@@ -48,7 +49,8 @@ def load(path: str | Path) -> dict[str, Any]:
     except OSError as e:
         raise scenario_error(str(p), e.strerror or str(e), "a readable scenario file") from None
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the TOML.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise scenario_error(
@@ -77,8 +79,16 @@ def loads(text: str, *, source: str = "") -> dict[str, Any]:
     return doc
 
 
+#: TOML integers are 64-bit signed: the core cannot read anything outside this range.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+#: What a scenario value may be (TOML's types; tuples are arrays).
+_SCALARS = (str, bool, int, float, datetime.date, datetime.time)
+
+
 def _check_depth(doc: Any, source: str) -> None:
-    """Rejects documents nested deeper than :data:`MAX_DEPTH` (iteratively: no recursion)."""
+    """Rejects what TOML cannot hold, naming the key path: documents nested deeper than
+    :data:`MAX_DEPTH` (iteratively: no recursion), integers outside 64 bits, and values that
+    are not TOML types (``None``, objects)."""
     stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
     while stack:
         node, path, depth = stack.pop()
@@ -88,8 +98,19 @@ def _check_depth(doc: Any, source: str) -> None:
             )
         if isinstance(node, Mapping):
             stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in node.items())
-        elif isinstance(node, list):
+        elif isinstance(node, (list, tuple)):
             stack.extend((v, f"{path}.{i}", depth + 1) for i, v in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if not INT_MIN <= node <= INT_MAX:
+                raise scenario_error(
+                    path or source, str(node), "an integer in TOML's 64-bit range (-2^63..2^63-1)"
+                )
+        elif not isinstance(node, _SCALARS):
+            raise scenario_error(
+                path or source,
+                f"{repr(node)[:60]} ({type(node).__name__})",
+                "a TOML value: string, number, boolean, date, array or table",
+            )
 
 
 def parse_value(text: str) -> Any:
@@ -113,7 +134,10 @@ def parse_override(item: str) -> tuple[str, Any]:
     key = key.strip()
     if not sep or not key:
         raise scenario_error(item, "not of the form key.path=value", "--set key.path=value")
-    return key, parse_value(value.strip())
+    try:
+        return key, parse_value(value.strip())
+    except ScenarioError as e:  # name the key being set, not the text of its value
+        raise scenario_error(key, str(getattr(e, "value", value)), str(e.allowed)) from None
 
 
 def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
@@ -155,8 +179,18 @@ def apply_overrides(doc: dict[str, Any], overrides: Overrides) -> dict[str, Any]
         items = [(str(k), v) for k, v in overrides.items()]
     elif isinstance(overrides, str):
         items = [parse_override(overrides)]
-    else:
+    elif isinstance(overrides, Iterable) and not isinstance(overrides, (bytes, bytearray)):
+        overrides = list(overrides)
+        for o in overrides:
+            if not isinstance(o, str):
+                raise scenario_error(
+                    "set", repr(o)[:60], "'key.path=value' strings or a {key.path: value} table"
+                )
         items = [parse_override(o) for o in overrides]
+    else:
+        raise scenario_error(
+            "set", repr(overrides)[:60], "a list of 'key.path=value' or a {key.path: value} table"
+        )
     for key, value in items:
         set_path(doc, key, value)
     return doc
@@ -196,7 +230,11 @@ def resolve(
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
-    """Serialises a document back to TOML (NaN and infinities survive: TOML has ``nan``/``inf``)."""
+    """Serialises a document back to TOML (NaN and infinities survive: TOML has ``nan``/``inf``).
+
+    The last gate before the core: what TOML cannot hold (``None``, an integer beyond 64 bits)
+    is a :class:`ScenarioError` naming its key path, never a ``TypeError``."""
+    _check_depth(doc, "<scenario>")
     return tomli_w.dumps(doc)
 
 

@@ -114,8 +114,13 @@ def algorithm_label(doc: Mapping[str, Any]) -> str:
     return str(label_value(q)) if isinstance(q, Mapping) else "?"
 
 
+#: Most points one sweep may have: a typo in a grid (100 values on 5 axes) must fail at once,
+#: not after building 10^10 scenarios in memory.
+MAX_POINTS = 100_000
+
+
 def grid(
-    base: Mapping[str, Any],
+    base: _scenario.ScenarioLike,
     axes: Mapping[str, Sequence[Any]],
     *,
     mode: str = "product",
@@ -133,6 +138,16 @@ def grid(
     ``algorithm`` (from the point's qdisc) unless an axis already names it, ``seed``, and
     ``extra_labels`` (constant columns such as ``{"figure": "1b"}``).
     """
+    if not isinstance(base, Mapping):
+        base, _ = _scenario.resolve(base)  # a path or TOML text (raises ScenarioError)
+    for what, table in (("axes", axes), ("set", fixed), ("labels", labels)):
+        if table is not None and not isinstance(table, Mapping):
+            raise scenario_error(what, repr(table)[:60], "a table of dotted key -> value")
+    if seeds is not None and (
+        not isinstance(seeds, (list, tuple))
+        or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in seeds)
+    ):
+        raise scenario_error("seeds", repr(seeds)[:60], "a list of non-negative integers")
     names = {k: (labels or {}).get(k) or default_label(k) for k in axes}
     if len(set(names.values())) != len(names):
         raise scenario_error("labels", json.dumps(names), "a distinct label per axis")
@@ -140,6 +155,19 @@ def grid(
         if not isinstance(values, (list, tuple)) or not values:
             raise scenario_error(f"axes.{key}", repr(values), "a non-empty list of values")
     keys = list(axes)
+    n_seeds = len(seeds) if seeds else 1
+    size = (
+        math.prod(len(axes[k]) for k in keys)
+        if mode == "product"
+        else len(next(iter(axes.values()), [None]))
+    )
+    if size * n_seeds > MAX_POINTS:  # checked before a single point is built
+        shape = " x ".join(str(len(axes[k])) for k in keys) or "1"
+        raise scenario_error(
+            "axes",
+            f"{shape} values x {n_seeds} seeds = {size * n_seeds:,} points",
+            f"at most {MAX_POINTS:,} points per sweep (split it into several sweeps)",
+        )
     if mode == "product":
         combos = list(itertools.product(*(axes[k] for k in keys)))
     elif mode == "zip":
@@ -184,13 +212,16 @@ def load_sweep(path: str | Path) -> list[Point]:
     seeds = spec.get("seeds")
     if seeds is None and "repetitions" in spec:
         reps = spec["repetitions"]
-        if not isinstance(reps, int) or reps < 1:
-            raise scenario_error("repetitions", repr(reps), "an integer >= 1 (seeds 1..n)")
+        if not isinstance(reps, int) or isinstance(reps, bool) or not 1 <= reps <= MAX_POINTS:
+            raise scenario_error(
+                "repetitions", repr(reps), f"an integer in 1..{MAX_POINTS:,} (seeds 1..n)"
+            )
         seeds = list(range(1, reps + 1))
     if seeds is not None and (
-        not isinstance(seeds, list) or not all(isinstance(s, int) and s >= 0 for s in seeds)
+        not isinstance(seeds, list)
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
     ):
-        raise scenario_error("seeds", repr(seeds), "a list of non-negative integers")
+        raise scenario_error("seeds", repr(seeds)[:60], "a list of non-negative integers")
     return grid(
         base_doc,
         spec.get("axes", {}),
@@ -447,7 +478,32 @@ def run_points(
     in the message. ``out_dir`` must be new, empty or an earlier aqmlab result unless ``force``
     (:mod:`aqmlab.output`); it is checked, and made absolute, before anything runs.
     """
-    out_dir = output.check_destination(Path(out_dir), force=force).resolve()
+    if not isinstance(points, (list, tuple)) or not all(isinstance(p, Point) for p in points):
+        raise scenario_error(
+            "points", repr(points)[:60], "a list of sweep.Point (from sweep.grid or load_sweep)"
+        )
+    if workers is not None and (
+        not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
+    ):
+        raise scenario_error("--workers", repr(workers), "an integer >= 1")
+    out_dir = output.check_destination(out_dir, force=force).resolve()
+    n = len(points)
+    errors: list[str | None] = [None] * n
+    texts_by_point: list[str | None] = [None] * n
+    first_error: ValueError | None = None
+    for i, point in enumerate(points):  # validated before anything is written or run
+        try:
+            texts_by_point[i] = resolve_point(point)
+        except ValueError as e:
+            errors[i] = f"invalid scenario: {' '.join(str(e).split())}"
+            first_error = first_error or e
+    if n and first_error is not None and all(e is not None for e in errors):
+        raise scenario_error(
+            getattr(first_error, "path", "") or "sweep",
+            f"every one of the {n} points is invalid, e.g. point 0 {points[0].labels}: "
+            f"{' '.join(str(first_error).split())}",
+            "a grid whose keys and values the scenario schema accepts",
+        )
     if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
         out_dir.unlink()
     runs = out_dir / "runs"
@@ -456,17 +512,13 @@ def run_points(
     _clean_stale(runs)
     dask_target = client if client is not None else scheduler
 
-    n = len(points)
-    errors: list[str | None] = [None] * n
     run_dirs: list[Path | None] = [None] * n
     cached = [False] * n
     pending: dict[str, list[int]] = {}  # hash -> indices of the points that share it
     texts: dict[str, str] = {}
-    for i, point in enumerate(points):
-        try:
-            text = resolve_point(point)
-        except ValueError as e:
-            errors[i] = f"invalid scenario: {' '.join(str(e).split())}"
+    for i in range(n):
+        text = texts_by_point[i]
+        if text is None:
             continue
         h = point_hash(text)
         run_dirs[i] = runs / h

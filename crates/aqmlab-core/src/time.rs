@@ -165,8 +165,19 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         "min" => 60.0,
         _ => return Err(err()),
     };
+    let ns = v * scale * NS_PER_SEC as f64;
+    if ns >= U64_LIMIT {
+        return Err(format!(
+            "'{s}' is out of range (at most {:.0}s, ~584 years)",
+            u64::MAX as f64 / NS_PER_SEC as f64
+        ));
+    }
     Ok(SimDuration::from_secs_f64(v * scale))
 }
+
+/// 2^64 as f64: the first value that no longer fits a u64 (nanoseconds, bit/s, bytes). A value
+/// at or above it is an error, never silently clamped to u64::MAX.
+const U64_LIMIT: f64 = 18_446_744_073_709_551_616.0;
 
 /// Parses a rate string: "10Mbps", "56kbps", "1Gbps", "155Mbps", "1000bps".
 pub fn parse_rate(s: &str) -> Result<u64, String> {
@@ -184,6 +195,9 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     if bps < 1.0 {
         return Err(format!("'{s}' is not a positive rate"));
     }
+    if bps >= U64_LIMIT {
+        return Err(format!("'{s}' is out of range (at most 18446744073Gbps)"));
+    }
     Ok(bps as u64)
 }
 
@@ -198,12 +212,36 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "GB" => 1e9,
         _ => return Err(err()),
     };
-    Ok((v * scale).round() as u64)
+    let bytes = (v * scale).round();
+    if bytes >= U64_LIMIT {
+        return Err(format!("'{s}' is out of range (at most 18446744073GB)"));
+    }
+    Ok(bytes as u64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_beyond_u64_are_errors_not_clamped() {
+        assert!(parse_duration("1e18s")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_duration("1e400s").is_err());
+        assert!(parse_rate("1e300Gbps")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_size("1e30KB").unwrap_err().contains("out of range"));
+        assert_eq!(
+            parse_duration("1e9s").unwrap().as_nanos(),
+            1_000_000_000 * NS_PER_SEC
+        );
+        assert_eq!(
+            parse_rate("18000000000Gbps").unwrap(),
+            18_000_000_000_000_000_000
+        );
+    }
 
     #[test]
     fn parses_units() {
