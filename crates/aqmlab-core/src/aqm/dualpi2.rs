@@ -44,15 +44,13 @@
 //!   `early`, overload drops of L4S packets as `policy`.
 //! - Linux's PI uses the larger of both queues' head delays; the RFC (taken here) the Classic's.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, BuildContext, Reason};
+use super::{AlgorithmParams, BuildContext, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{Ecn, Packet};
-use crate::qdisc::{BufferLimit, Outcome, Qdisc, QdiscStats};
+use crate::qdisc::{BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -109,51 +107,67 @@ pub fn next_base_prob(p: &Params, base: f64, qdelay: f64, qdelay_old: f64) -> f6
 /// Bytes a credit unit stands for when the Classic queue empties (Linux uses the device MTU).
 const MTU: i64 = 1500;
 
+/// Index of the L4S queue and of the Classic queue in the shared [`FlowQueues`].
+const L4S: usize = 0;
+const CLASSIC: usize = 1;
+
 pub struct DualPi2 {
+    /// The two queues (L4S, Classic) on the shared multi-queue glue: one limit, one set of
+    /// counters.
+    q: FlowQueues,
+    ctl: Control,
+}
+
+/// The coupled PI controller and the weighted scheduler's credit.
+struct Control {
     params: Params,
-    limit: BufferLimit,
-    lq: VecDeque<Packet>,
-    cq: VecDeque<Packet>,
-    bytes: u64,
     base: f64,
     qdelay_old: f64,
     next_update: SimTime,
     credit: i64,
     /// Sojourn of the last packet dequeued from each queue, ms (for traces).
     last_sojourn_ms: [f64; 2],
-    stats: QdiscStats,
 }
 
 impl DualPi2 {
     pub fn new(params: Params, limit: BufferLimit) -> DualPi2 {
-        let mut q = DualPi2 {
+        let mut ctl = Control {
             next_update: SimTime::ZERO + params.tupdate,
             params,
-            limit,
-            lq: VecDeque::new(),
-            cq: VecDeque::new(),
-            bytes: 0,
             base: 0.0,
             qdelay_old: 0.0,
             credit: 0,
             last_sojourn_ms: [0.0; 2],
-            stats: QdiscStats::default(),
         };
-        q.credit = q.credit_init();
-        q
-    }
-
-    fn credit_init(&self) -> i64 {
-        MTU * (2 * self.params.c_protection as i64 - 100)
+        ctl.credit = ctl.credit_init();
+        // ECN on: L4S packets are always ECN-capable; Classic marks are decided in `dequeue`.
+        DualPi2 {
+            q: FlowQueues::new(2, limit, true),
+            ctl,
+        }
     }
 
     /// `p_C = (p')²`.
     pub fn p_classic(&self) -> f64 {
-        self.base * self.base
+        self.ctl.p_classic()
     }
 
     /// `p_CL = min(k·p', 1)`.
     pub fn p_coupled(&self) -> f64 {
+        self.ctl.p_coupled()
+    }
+}
+
+impl Control {
+    fn credit_init(&self) -> i64 {
+        MTU * (2 * self.params.c_protection as i64 - 100)
+    }
+
+    fn p_classic(&self) -> f64 {
+        self.base * self.base
+    }
+
+    fn p_coupled(&self) -> f64 {
         (self.params.k * self.base).min(1.0)
     }
 
@@ -178,14 +192,58 @@ impl DualPi2 {
         }
     }
 
-    fn take(q: &mut VecDeque<Packet>, bytes: &mut u64) -> Packet {
-        let pkt = q.pop_front().expect("non-empty queue");
-        *bytes -= pkt.size_bytes as u64;
-        pkt
+    /// The verdict on an L4S packet leaving while the Classic queue is (`classic_waiting`) or is
+    /// not backlogged.
+    fn l4s_verdict(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        classic_waiting: bool,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        if classic_waiting {
+            self.credit += self.params.c_protection as i64 * pkt.size_bytes as i64;
+        }
+        if self.overloaded() && roll(self.p_classic(), rng) {
+            return Verdict::Drop(Reason::Policy);
+        }
+        let sojourn = now.since(pkt.enqueued);
+        self.last_sojourn_ms[L4S] = sojourn.as_millis_f64();
+        let native = self.native_l4s(sojourn);
+        let coupled = self.p_coupled();
+        let (p, reason) = if native >= coupled {
+            (native, Reason::Sojourn)
+        } else {
+            (coupled, Reason::Early)
+        };
+        if roll(p, rng) {
+            Verdict::Signal(reason)
+        } else {
+            Verdict::Pass
+        }
     }
 
-    fn debug_check(&self) {
-        debug_assert!(self.stats.conserved(self.lq.len() + self.cq.len()));
+    /// The verdict on a Classic packet leaving while the L4S queue is (`l4s_waiting`) or is not
+    /// backlogged.
+    fn classic_verdict(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        l4s_waiting: bool,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        if l4s_waiting {
+            self.credit -= (100 - self.params.c_protection as i64) * pkt.size_bytes as i64;
+        }
+        self.last_sojourn_ms[CLASSIC] = now.since(pkt.enqueued).as_millis_f64();
+        if !roll(self.p_classic(), rng) {
+            Verdict::Pass
+        } else if self.params.classic_ecn && !self.overloaded() {
+            // The glue marks an ECN-capable packet and drops any other.
+            Verdict::Signal(Reason::Early)
+        } else {
+            Verdict::Drop(Reason::Early)
+        }
     }
 }
 
@@ -204,27 +262,17 @@ impl Qdisc for DualPi2 {
     fn enqueue_reporting(
         &mut self,
         now: SimTime,
-        mut pkt: Packet,
+        pkt: Packet,
         _rng: &mut SimRng,
         _pushed_out: &mut dyn FnMut(Packet, Reason),
     ) -> Outcome {
-        self.stats.on_arrival(&pkt);
-        let len = self.lq.len() + self.cq.len();
-        if self.limit.would_overflow(len, self.bytes, pkt.size_bytes) {
-            self.stats.on_drop_before_enqueue(&pkt, Reason::Overflow);
-            self.debug_check();
-            return Outcome::Dropped(Reason::Overflow);
+        self.q.arrive(&pkt);
+        if self.q.would_overflow(pkt.size_bytes) {
+            return self.q.reject(&pkt, Reason::Overflow);
         }
-        pkt.enqueued = now;
-        self.bytes += pkt.size_bytes as u64;
-        if is_l4s(&pkt) {
-            self.lq.push_back(pkt);
-        } else {
-            self.cq.push_back(pkt);
-        }
-        self.stats.on_enqueue();
-        self.debug_check();
-        Outcome::Enqueued
+        let queue = if is_l4s(&pkt) { L4S } else { CLASSIC };
+        let adm = self.q.push(queue, now, pkt);
+        self.q.admit(adm, Outcome::Enqueued)
     }
 
     fn dequeue(
@@ -234,100 +282,69 @@ impl Qdisc for DualPi2 {
         dropped: &mut dyn FnMut(Packet, Reason),
     ) -> Option<Packet> {
         loop {
-            if self.cq.is_empty() {
-                self.credit = self.credit_init();
+            let l4s_waiting = !self.q.queue(L4S).is_empty();
+            let classic_waiting = !self.q.queue(CLASSIC).is_empty();
+            if !classic_waiting {
+                self.ctl.credit = self.ctl.credit_init();
             }
-            let pick_l = !self.lq.is_empty() && (self.cq.is_empty() || self.credit <= 0);
-            if pick_l {
-                let mut pkt = Self::take(&mut self.lq, &mut self.bytes);
-                if !self.cq.is_empty() {
-                    self.credit += self.params.c_protection as i64 * pkt.size_bytes as i64;
-                }
-                if self.overloaded() && roll(self.p_classic(), rng) {
-                    self.stats.on_drop_after_dequeue(&pkt, Reason::Policy);
-                    self.debug_check();
-                    dropped(pkt, Reason::Policy);
-                    continue;
-                }
-                let sojourn = now.since(pkt.enqueued);
-                self.last_sojourn_ms[0] = sojourn.as_millis_f64();
-                let native = self.native_l4s(sojourn);
-                let coupled = self.p_coupled();
-                let (p, reason) = if native >= coupled {
-                    (native, Reason::Sojourn)
-                } else {
-                    (coupled, Reason::Early)
-                };
-                if roll(p, rng) {
-                    pkt.ecn = Ecn::Ce;
-                    self.stats.on_mark(&pkt, reason);
-                }
-                self.stats.on_dequeue(&pkt);
-                self.debug_check();
-                return Some(pkt);
-            } else if !self.cq.is_empty() {
-                let mut pkt = Self::take(&mut self.cq, &mut self.bytes);
-                if !self.lq.is_empty() {
-                    self.credit -= (100 - self.params.c_protection as i64) * pkt.size_bytes as i64;
-                }
-                self.last_sojourn_ms[1] = now.since(pkt.enqueued).as_millis_f64();
-                if roll(self.p_classic(), rng) {
-                    if self.params.classic_ecn && pkt.is_ecn_capable() && !self.overloaded() {
-                        pkt.ecn = Ecn::Ce;
-                        self.stats.on_mark(&pkt, Reason::Early);
-                    } else {
-                        self.stats.on_drop_after_dequeue(&pkt, Reason::Early);
-                        self.debug_check();
-                        dropped(pkt, Reason::Early);
-                        continue;
-                    }
-                }
-                self.stats.on_dequeue(&pkt);
-                self.debug_check();
-                return Some(pkt);
+            let ctl = &mut self.ctl;
+            let served = if l4s_waiting && (!classic_waiting || ctl.credit <= 0) {
+                self.q.serve_head(L4S, dropped, &mut |pkt, _| {
+                    ctl.l4s_verdict(now, pkt, classic_waiting, rng)
+                })
+            } else if classic_waiting {
+                // `l4s_waiting` is read before the Classic packet leaves, as the L4S queue is.
+                self.q.serve_head(CLASSIC, dropped, &mut |pkt, _| {
+                    ctl.classic_verdict(now, pkt, l4s_waiting, rng)
+                })
             } else {
                 return None;
+            };
+            if served.is_some() {
+                return served;
             }
         }
     }
 
     fn len_pkts(&self) -> usize {
-        self.lq.len() + self.cq.len()
+        self.q.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.len_bytes()
     }
 
     fn stats(&self) -> &QdiscStats {
-        &self.stats
+        self.q.stats()
     }
 
     fn next_timer(&self) -> Option<SimTime> {
-        Some(self.next_update)
+        Some(self.ctl.next_update)
     }
 
     fn on_timer(&mut self, now: SimTime, _rng: &mut SimRng) {
-        if now < self.next_update {
+        let c = &mut self.ctl;
+        if now < c.next_update {
             return;
         }
         let qdelay = self
-            .cq
+            .q
+            .queue(CLASSIC)
             .front()
             .map_or(0.0, |p| now.since(p.enqueued).as_secs_f64());
-        self.base = next_base_prob(&self.params, self.base, qdelay, self.qdelay_old);
-        self.qdelay_old = qdelay;
-        self.next_update = now + self.params.tupdate;
+        c.base = next_base_prob(&c.params, c.base, qdelay, c.qdelay_old);
+        c.qdelay_old = qdelay;
+        c.next_update = now + c.params.tupdate;
     }
 
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("p_base", self.base);
+        out("p_base", self.ctl.base);
         out("p_c", self.p_classic());
         out("p_cl", self.p_coupled());
-        out("l4s_pkts", self.lq.len() as f64);
-        out("classic_pkts", self.cq.len() as f64);
-        out("l4s_sojourn_ms", self.last_sojourn_ms[0]);
-        out("classic_sojourn_ms", self.last_sojourn_ms[1]);
+        out("l4s_pkts", self.q.queue(L4S).len() as f64);
+        out("classic_pkts", self.q.queue(CLASSIC).len() as f64);
+        out("l4s_sojourn_ms", self.ctl.last_sojourn_ms[L4S]);
+        out("classic_sojourn_ms", self.ctl.last_sojourn_ms[CLASSIC]);
     }
 }
 
@@ -398,8 +415,8 @@ mod tests {
         for e in [Ecn::NotEct, Ecn::Ect, Ecn::Ect1, Ecn::Ce] {
             q.enqueue(at(0), pkt(e), &mut rng);
         }
-        assert_eq!((q.lq.len(), q.cq.len()), (2, 2));
-        assert!(q.lq.iter().all(is_l4s));
+        assert_eq!((q.q.queue(L4S).len(), q.q.queue(CLASSIC).len()), (2, 2));
+        assert!((0..2).all(|i| is_l4s(q.q.queue(L4S).get(i).unwrap())));
     }
 
     /// The PI law by hand: a Classic head delay held at 25 ms from p' = 0.
@@ -412,13 +429,13 @@ mod tests {
         assert!((b2 - (b1 + 0.16 * 0.010)).abs() < 1e-15);
         assert_eq!(next_base_prob(&p, 0.0, 0.0, 0.0), 0.0, "clamped at 0");
         let mut q = DualPi2::new(p, BufferLimit::Packets(10));
-        q.base = 0.3;
+        q.ctl.base = 0.3;
         assert!((q.p_classic() - 0.09).abs() < 1e-15);
         assert!((q.p_coupled() - 0.6).abs() < 1e-15);
-        assert!(!q.overloaded());
-        q.base = 0.6;
+        assert!(!q.ctl.overloaded());
+        q.ctl.base = 0.6;
         assert_eq!(q.p_coupled(), 1.0);
-        assert!(q.overloaded(), "p_C = 0.36 ≥ 1/k² = 0.25");
+        assert!(q.ctl.overloaded(), "p_C = 0.36 ≥ 1/k² = 0.25");
     }
 
     /// The step marks an L4S packet that waited more than 1 ms and not one that waited less;
@@ -465,7 +482,7 @@ mod tests {
     #[test]
     fn overload_drops_instead_of_marking() {
         let mut q = DualPi2::new(Params::default(), BufferLimit::Packets(10));
-        q.base = 0.6; // p_C = 0.36
+        q.ctl.base = 0.6; // p_C = 0.36
         let mut rng = SimRng::scripted(vec![0.3, 0.3]);
         q.enqueue(at(0), pkt(Ecn::Ect), &mut rng);
         let mut got = Vec::new();

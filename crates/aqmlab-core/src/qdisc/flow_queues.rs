@@ -242,22 +242,38 @@ impl FlowQueues {
         dropped: &mut dyn FnMut(Packet, Reason),
         mut decide: impl FnMut(&Packet, &SubQueue) -> Verdict,
     ) -> Option<Packet> {
-        while let Some(mut pkt) = self.pop(i) {
-            let verdict = decide(&pkt, &self.queues[i]);
-            match apply_verdict(&mut self.stats, self.ecn, &mut pkt, verdict) {
-                None => {
-                    self.stats.on_dequeue(&pkt);
-                    self.debug_check();
-                    return Some(pkt);
-                }
-                Some(r) => {
-                    self.stats.on_drop_after_dequeue(&pkt, r);
-                    self.debug_check();
-                    dropped(pkt, r);
-                }
+        while !self.queues[i].is_empty() {
+            if let Some(pkt) = self.serve_head(i, dropped, &mut decide) {
+                return Some(pkt);
             }
         }
         None
+    }
+
+    /// One step of [`dequeue_from`](FlowQueues::dequeue_from): the head of queue `i` is sent
+    /// (`Some`) or dropped to `dropped` (`None`; also `None` if the queue is empty). For
+    /// schedulers that choose the queue again after every drop (DualPI2).
+    pub fn serve_head<F: FnMut(&Packet, &SubQueue) -> Verdict>(
+        &mut self,
+        i: usize,
+        dropped: &mut dyn FnMut(Packet, Reason),
+        decide: &mut F,
+    ) -> Option<Packet> {
+        let mut pkt = self.pop(i)?;
+        let verdict = decide(&pkt, &self.queues[i]);
+        match apply_verdict(&mut self.stats, self.ecn, &mut pkt, verdict) {
+            None => {
+                self.stats.on_dequeue(&pkt);
+                self.debug_check();
+                Some(pkt)
+            }
+            Some(r) => {
+                self.stats.on_drop_after_dequeue(&pkt, r);
+                self.debug_check();
+                dropped(pkt, r);
+                None
+            }
+        }
     }
 
     /// Removes the head of queue `i`, keeping the byte and packet counts (not the stats).
