@@ -14,11 +14,12 @@
 //! that leaves CoDel in the dropping state updates it once, so the count is the call's drops
 //! when the state survives the call (checked: `dropping` stays 1).
 //!
-//! Every assertion is expressed. Per mode, ns-3's source has 90 assertion statements; 60 are on
-//! `GetStats`/`GetCurrentSize` (the rest check `SetAttributeFailSafe`, which a TOML table replaces)
-//! and 85 of them run (`CoDelQueueDiscBasicMark` part 4's "3 CE threshold exceeded marks"
-//! branch needs a dequeue before `interval` after two CE marks, which its schedule never makes,
-//! and the counts below are checks that run).
+//! Every assertion is expressed (`SetAttributeFailSafe` checks aside: a TOML table replaces
+//! them). The counts below are checks that run, per mode 85 (28 + 2 + 9 + 19 + 17 + 10). Of the
+//! 30 assertion statements of `CoDelQueueDiscBasicMark` parts 3–4, 27 run: part 4's "3 CE
+//! threshold exceeded marks" branch (3 statements) needs a dequeue before `interval` after two
+//! CE marks, which ns-3's schedule never makes; the port keeps the branch, and, as in ns-3, it
+//! never runs.
 
 use aqmlab_core::aqm::codel::{control_law, newton_step, to_codel};
 use aqmlab_core::aqm::{AqmConfig, Reason};

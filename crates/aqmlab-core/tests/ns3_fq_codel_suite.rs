@@ -9,7 +9,9 @@
 //! sub-queue `i`, which is ns-3's class `i` (classes are numbered in creation order and every
 //! test here creates them in flow order). ns-3's item size includes the 20-byte IPv4 header: a
 //! 100-byte payload is a 120-byte packet here. `MaxSize` is the replay buffer; `Quantum` →
-//! `quantum`; `UseEcn` → `ecn`; `EnableSetAssociativeHash` → `set_associative`.
+//! `quantum`; `UseEcn` → `ecn`; `EnableSetAssociativeHash` → `set_associative`; `CeThreshold` →
+//! `ce_threshold`; `UseL4s` → `l4s`. ns-3's `CE_THRESHOLD_EXCEEDED_MARK` is `Reason::CeThreshold`;
+//! an ECT(1) packet is `Ecn::Ect1` in the replay script.
 //!
 //! Assertions, counted as ns-3's source states them (160 `NS_TEST_*` lines):
 //! | ns-3 test case | lines | expressible | passing | not expressible, why |
@@ -19,10 +21,10 @@
 //! | Deficit | 47 | 47 | 47 | |
 //! | TCPFlowsSeparation | 14 | 14 | 14 | |
 //! | UDPFlowsSeparation | 14 | 14 | 14 | |
-//! | ECNMarking | 56 | 20 | 20 | 36: its 2nd and 3rd runs set `CeThreshold` (CE-threshold marking is not in aqmlab's CoDel/FQ-CoDel) |
+//! | ECNMarking | 56 | 56 | 56 | |
 //! | SetLinearProbing | 11 | 11 | 11 | |
-//! | L4sMode | 8 | 0 | 0 | `UseL4s` and `CeThreshold` (not in aqmlab's FQ-CoDel) |
-//! | total | 160 | 114 | 114 | 46 |
+//! | L4sMode | 8 | 8 | 8 | |
+//! | total | 160 | 158 | 158 | 2 |
 //!
 //! The two assertion lines inside ns-3's ECN `AddPacket` helper run five times per run; they
 //! are counted once, as written, and checked on every call of the first run.
@@ -233,7 +235,7 @@ fn deficit_and_flow_status() {
 /// `FqCoDelQueueDiscECNMarking`, first run (20 assertion lines): five flows of 20 packets at
 /// t = 0, three ECN-capable (ECT(0)) and two not, 10240-packet limit, quantum 1514, one dequeue
 /// every 110 ms, 60 in all. CoDel marks each ECN-capable flow 6 times and drops from each
-/// other flow 4 times. The second and third runs need `CeThreshold` (not expressible).
+/// other flow 4 times. The second and third runs (with `CeThreshold`) are below.
 #[test]
 fn ecn_marking_without_ce_threshold() {
     let mut ev = Vec::new();
