@@ -671,6 +671,87 @@ mod tests {
         assert!(q.stats().conserved(q.len_pkts()));
     }
 
+    /// L4S mode with `ecn` off (built as the scenario builds it): ECT(1) packets skip CoDel and are
+    /// CE-marked once their sojourn passes the 2 ms threshold; interleaved Not-ECT packets get
+    /// classic CoDel (drops once the standing queue has lasted an interval) and no threshold mark.
+    #[test]
+    fn l4s_marks_ect1_by_threshold_only() {
+        let p = Params {
+            ce_threshold: Some(SimDuration::from_millis(2)),
+            l4s: true,
+            ..Params::default()
+        };
+        let mut q = p.build(&ctx(BufferLimit::Packets(100_000)));
+        let mut rng = SimRng::new(0, 0);
+        for k in 0..600u64 {
+            let mut x = pkt(k, 1500);
+            x.ecn = if k % 2 == 0 { Ecn::Ect1 } else { Ecn::NotEct };
+            q.enqueue(SimTime(0), x, &mut rng);
+        }
+        let (mut ect1_marked, mut ect1_after_drop, mut drops) = (0, 0, 0);
+        // From 3 ms on, every packet has waited longer than the threshold.
+        for ms in 3..=250u64 {
+            let now = SimTime(ms * 1_000_000);
+            let mut dropped_now = 0;
+            let got = q
+                .dequeue(now, &mut rng, &mut |_, r| {
+                    assert_eq!(r, Reason::Sojourn);
+                    dropped_now += 1;
+                })
+                .unwrap();
+            drops += dropped_now;
+            match (got.id % 2 == 0, dropped_now) {
+                // First packet of the call, ECT(1): waited > 2 ms, so marked by the threshold.
+                (true, 0) => {
+                    assert_eq!(got.ecn, Ecn::Ce, "ECT(1) packet {} at {ms} ms", got.id);
+                    ect1_marked += 1;
+                }
+                // As ns-3: an ECT(1) packet popped after a drop in the same call goes through
+                // classic CoDel, which (ECN off) did not drop it here, and gets no threshold mark.
+                (true, _) => {
+                    assert_eq!(got.ecn, Ecn::Ect1);
+                    ect1_after_drop += 1;
+                }
+                (false, _) => assert_eq!(got.ecn, Ecn::NotEct),
+            }
+        }
+        assert!(ect1_marked > 100, "{ect1_marked} ECT(1) marks");
+        let _ = ect1_after_drop;
+        assert!(drops > 0, "Not-ECT packets still get CoDel's drops");
+        assert_eq!(
+            q.stats().marked[Reason::CeThreshold as usize],
+            ect1_marked as u64
+        );
+        assert_eq!(q.stats().marked[Reason::Sojourn as usize], 0);
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    /// Classic mode: with ECN, a packet the control law did not mark is CE-marked once its sojourn
+    /// exceeds the threshold; a Not-ECT packet never is.
+    #[test]
+    fn ce_threshold_marks_only_ecn_capable_packets() {
+        let p = Params {
+            ecn: true,
+            ce_threshold: Some(SimDuration::from_millis(2)),
+            ..Params::default()
+        };
+        let mut q = codel_queue(p.config());
+        let mut rng = SimRng::new(0, 0);
+        for k in 0..4u64 {
+            let mut x = pkt(k, 1500);
+            x.ecn = if k < 2 { Ecn::Ect } else { Ecn::NotEct };
+            q.enqueue(SimTime(0), x, &mut rng);
+        }
+        let mut none = |_: Packet, _: Reason| panic!("no drop expected");
+        let ecn_at = |q: &mut SingleQueue, ms: u64, rng: &mut SimRng, d: &mut dyn FnMut(Packet, Reason)| {
+            q.dequeue(SimTime(ms * 1_000_000), rng, d).unwrap().ecn
+        };
+        assert_eq!(ecn_at(&mut q, 1, &mut rng, &mut none), Ecn::Ect, "1 ms: below threshold");
+        assert_eq!(ecn_at(&mut q, 3, &mut rng, &mut none), Ecn::Ce, "3 ms: above");
+        assert_eq!(ecn_at(&mut q, 4, &mut rng, &mut none), Ecn::NotEct, "Not-ECT");
+        assert_eq!(q.stats().marked[Reason::CeThreshold as usize], 1);
+    }
+
     #[test]
     fn overflow_drops_on_enqueue() {
         let mut q = Params::default().build(&ctx(BufferLimit::Packets(2)));
