@@ -83,6 +83,18 @@ def test_codel_marks_made_at_dequeue_are_in_the_records():
     assert all(r["marked"] is None for r in recs if r["action"] == "enqueued")
 
 
+def test_codel_ce_threshold_marks_are_in_the_records():
+    # 20 ECN-capable packets at t = 0, dequeued at 1 ms and 3 ms: only the second waited longer
+    # than the 2 ms CE threshold (both far below the 5 ms target, so no control-law mark).
+    events: list[tuple[str, float] | tuple[str, float, int, int, bool]] = [
+        ("enqueue", 0.0, 1000, 0, True) for _ in range(20)
+    ]
+    events += [("dequeue", 1e-3), ("dequeue", 3e-3)]
+    cfg = {"kind": "codel", "ecn": True, "ce_threshold": "2ms"}
+    recs = aqmlab.replay(cfg, events, buffer=1000)
+    assert [r["marked"] for r in recs[20:]] == [None, "ce_threshold"]
+
+
 def test_fq_codel_records_show_each_sub_queue():
     # ns-3's deficit test, first steps: quantum 90, 120-byte packets, flow ids as hashes.
     fq = {"kind": "fq_codel", "quantum": 90, "hash": "flow_id"}

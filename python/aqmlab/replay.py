@@ -13,7 +13,8 @@ Each record: ``event`` (index), ``t_s``, ``t_ns``, ``action`` (``enqueued``, ``m
 or None), ``packet`` (arrival index of the packet enqueued or dequeued), ``qlen_pkts_before``,
 ``qlen_bytes_before``, ``dropped`` (packets dropped inside a dequeue: ``[(packet, reason)]``),
 ``marked`` (the reason when this event CE-marked its packet, at enqueue or at dequeue as CoDel,
-FQ-CoDel, PIE and DualPI2 do, else None),
+FQ-CoDel, PIE and DualPI2 do, e.g. ``sojourn``, or ``ce_threshold`` for CoDel's CE threshold;
+else None),
 ``probes`` (the algorithm's variables after the event: ``avg``, ``max_p``, ...), for multi-queue
 schedulers (FQ-CoDel) ``sub_queue`` (the sub-queue of the event's packet, else None) and
 ``queues`` (every sub-queue used so far: ``index``, ``pkts``, ``bytes``, ``status`` = ``new`` /

@@ -28,7 +28,8 @@ pub enum ReplayEvent {
         t: SimTime,
         size_bytes: u32,
         flow: FlowId,
-        ecn_capable: bool,
+        /// The arrival's ECN codepoint (ECT(1) for an L4S sender; CE if marked upstream).
+        ecn: Ecn,
     },
     Dequeue {
         t: SimTime,
@@ -201,16 +202,16 @@ pub fn replay(
                 t,
                 size_bytes,
                 flow,
-                ecn_capable,
+                ecn,
             } => {
-                let (t, size_bytes, flow, ecn_capable) = (*t, *size_bytes, *flow, *ecn_capable);
+                let (t, size_bytes, flow, ecn) = (*t, *size_bytes, *flow, *ecn);
                 let id = arrivals;
                 arrivals += 1;
                 let pkt = Packet {
                     id,
                     flow,
                     size_bytes,
-                    ecn: if ecn_capable { Ecn::Ect } else { Ecn::NotEct },
+                    ecn,
                     created: t,
                     ts: t,
                     ..Packet::default()
@@ -299,7 +300,7 @@ mod tests {
             t: SimTime(t),
             size_bytes: 1000,
             flow: 0,
-            ecn_capable: false,
+            ecn: Ecn::NotEct,
         }
     }
 
@@ -403,7 +404,7 @@ mod tests {
                 t: SimTime(i * 1_000_000),
                 size_bytes: 1000,
                 flow: 0,
-                ecn_capable: true,
+                ecn: Ecn::Ect,
             });
             if i % 2 == 1 {
                 events.push(ReplayEvent::Dequeue {
@@ -436,7 +437,7 @@ mod tests {
                 t: SimTime(t),
                 size_bytes: 1000,
                 flow: 0,
-                ecn_capable: true,
+                ecn: Ecn::Ect,
             })
             .collect();
         let r = replay(
@@ -466,7 +467,7 @@ mod tests {
             t,
             size_bytes: 1000,
             flow: 0,
-            ecn_capable: false,
+            ecn: Ecn::NotEct,
         };
         let mut events: Vec<ReplayEvent> = (0..10).map(|_| enq_at(ms(0))).collect();
         events.push(ReplayEvent::Dequeue { t: ms(20) }); // sojourn 20 ms > target 15 ms
@@ -618,7 +619,7 @@ mod tests {
                     t: SimTime(t0 + j * 500_000),
                     size_bytes: 1000,
                     flow: flows[j as usize % flows.len()],
-                    ecn_capable: false,
+                    ecn: Ecn::NotEct,
                 });
             }
             for k in 0..15 {

@@ -9,7 +9,9 @@
 //! sub-queue `i`, which is ns-3's class `i` (classes are numbered in creation order and every
 //! test here creates them in flow order). ns-3's item size includes the 20-byte IPv4 header: a
 //! 100-byte payload is a 120-byte packet here. `MaxSize` is the replay buffer; `Quantum` →
-//! `quantum`; `UseEcn` → `ecn`; `EnableSetAssociativeHash` → `set_associative`.
+//! `quantum`; `UseEcn` → `ecn`; `EnableSetAssociativeHash` → `set_associative`; `CeThreshold` →
+//! `ce_threshold`; `UseL4s` → `l4s`. ns-3's `CE_THRESHOLD_EXCEEDED_MARK` is `Reason::CeThreshold`;
+//! an ECT(1) packet is `Ecn::Ect1` in the replay script.
 //!
 //! Assertions, counted as ns-3's source states them (160 `NS_TEST_*` lines):
 //! | ns-3 test case | lines | expressible | passing | not expressible, why |
@@ -19,15 +21,16 @@
 //! | Deficit | 47 | 47 | 47 | |
 //! | TCPFlowsSeparation | 14 | 14 | 14 | |
 //! | UDPFlowsSeparation | 14 | 14 | 14 | |
-//! | ECNMarking | 56 | 20 | 20 | 36: its 2nd and 3rd runs set `CeThreshold` (CE-threshold marking is not in aqmlab's CoDel/FQ-CoDel) |
+//! | ECNMarking | 56 | 56 | 56 | |
 //! | SetLinearProbing | 11 | 11 | 11 | |
-//! | L4sMode | 8 | 0 | 0 | `UseL4s` and `CeThreshold` (not in aqmlab's FQ-CoDel) |
-//! | total | 160 | 114 | 114 | 46 |
+//! | L4sMode | 8 | 8 | 8 | |
+//! | total | 160 | 158 | 158 | 2 |
 //!
 //! The two assertion lines inside ns-3's ECN `AddPacket` helper run five times per run; they
 //! are counted once, as written, and checked on every call of the first run.
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
+use aqmlab_core::net::packet::Ecn;
 use aqmlab_core::qdisc::{BufferLimit, SubQueueState, SubQueueStatus};
 use aqmlab_core::replay::{replay, Action, ReplayEvent, ReplayRecord};
 use aqmlab_core::time::SimTime;
@@ -45,7 +48,7 @@ fn enq(t: SimTime, flow: u32) -> ReplayEvent {
         t,
         size_bytes: PKT,
         flow,
-        ecn_capable: false,
+        ecn: Ecn::NotEct,
     }
 }
 
@@ -232,7 +235,7 @@ fn deficit_and_flow_status() {
 /// `FqCoDelQueueDiscECNMarking`, first run (20 assertion lines): five flows of 20 packets at
 /// t = 0, three ECN-capable (ECT(0)) and two not, 10240-packet limit, quantum 1514, one dequeue
 /// every 110 ms, 60 in all. CoDel marks each ECN-capable flow 6 times and drops from each
-/// other flow 4 times. The second and third runs need `CeThreshold` (not expressible).
+/// other flow 4 times. The second and third runs (with `CeThreshold`) are below.
 #[test]
 fn ecn_marking_without_ce_threshold() {
     let mut ev = Vec::new();
@@ -244,7 +247,7 @@ fn ecn_marking_without_ce_threshold() {
                 t: SimTime::ZERO,
                 size_bytes: PKT,
                 flow,
-                ecn_capable: flow < 3,
+                ecn: Ecn::ect0_if(flow < 3),
             });
             flow_of.push(flow);
             ect_of.push(flow < 3);
@@ -328,4 +331,241 @@ fn set_linear_probing() {
         "10 opens the first queue of set two"
     );
     assert_eq!(r[12].sub_queue, Some(8));
+}
+
+// ---- CE threshold and L4S mode ----------------------------------------------------------------
+
+/// Per-flow counts of one replay: (CE-threshold marks, target-exceeded marks, target drops).
+struct PerFlow {
+    ce_marks: Vec<usize>,
+    target_marks: Vec<usize>,
+    target_drops: Vec<usize>,
+}
+
+fn per_flow(r: &[ReplayRecord], flow_of: &[u32], n_flows: usize) -> PerFlow {
+    let mut c = PerFlow {
+        ce_marks: vec![0; n_flows],
+        target_marks: vec![0; n_flows],
+        target_drops: vec![0; n_flows],
+    };
+    for rec in r {
+        if let Some(p) = rec.packet {
+            let f = flow_of[p as usize] as usize;
+            match rec.marked {
+                Some(Reason::CeThreshold) => c.ce_marks[f] += 1,
+                Some(Reason::Sojourn) => c.target_marks[f] += 1,
+                Some(other) => panic!("FQ-CoDel marked for {other:?}"),
+                None => {}
+            }
+        }
+        for &(p, why) in &rec.dropped {
+            assert_eq!(why, Reason::Sojourn);
+            c.target_drops[flow_of[p as usize] as usize] += 1;
+        }
+    }
+    c
+}
+
+/// `FqCoDelQueueDiscECNMarking`, second and third runs (18 assertion lines each): the first
+/// run's five flows (three ECT(0), two Not-ECT) with `CeThreshold` 2 ms, dequeued every
+/// `spacing` (run 2: 0.1 ms, run 3: 110 ms).
+fn ecn_marking_ce_threshold_run(spacing_ns: u64) -> (Vec<ReplayRecord>, PerFlow, Vec<bool>) {
+    let mut ev = Vec::new();
+    let mut flow_of = Vec::new();
+    let mut ect_of = Vec::new();
+    for flow in 0..5u32 {
+        for _ in 0..20 {
+            ev.push(ReplayEvent::Enqueue {
+                t: SimTime::ZERO,
+                size_bytes: PKT,
+                flow,
+                ecn: Ecn::ect0_if(flow < 3),
+            });
+            flow_of.push(flow);
+            ect_of.push(flow < 3);
+        }
+    }
+    for i in 1..=60u64 {
+        ev.push(ReplayEvent::Dequeue {
+            t: SimTime(i * spacing_ns),
+        });
+    }
+    let cfg = fq_codel("quantum = 1514\necn = true\nce_threshold = '2ms'");
+    let r = run(&cfg, 10240, &ev);
+    let c = per_flow(&r, &flow_of, 5);
+    // The head of each ECN-capable queue (ns-3's Peek) is ECT or CE.
+    let gone: std::collections::HashSet<u64> = r
+        .iter()
+        .filter(|x| x.action == Action::Dequeued)
+        .filter_map(|x| x.packet)
+        .chain(r.iter().flat_map(|x| x.dropped.iter().map(|d| d.0)))
+        .collect();
+    let head_ect = (0..3u32)
+        .map(|q| {
+            let head = (0..100u64)
+                .find(|&p| flow_of[p as usize] == q && !gone.contains(&p))
+                .expect("queue not empty");
+            ect_of[head as usize]
+        })
+        .collect();
+    (r, c, head_ect)
+}
+
+#[test]
+fn ecn_marking_ce_threshold_short_delay() {
+    let (r, c, head_ect) = ecn_marking_ce_threshold_run(100_000);
+    let last = r.last().unwrap();
+    for i in 0..5 {
+        assert_ne!(class(last, i).pkts, 0, "queue {i} still holds packets");
+    }
+    // Queue 0 is served within 2 ms; the sojourn of queue 1's and 2's packets grows past it.
+    assert_eq!(
+        &c.target_drops[..3],
+        &[0, 0, 0],
+        "TARGET_EXCEEDED_DROP, ECT queues"
+    );
+    assert_eq!(
+        &c.ce_marks[..3],
+        &[0, 6, 13],
+        "CE_THRESHOLD_EXCEEDED_MARK, ECT queues"
+    );
+    assert_eq!(
+        &c.ce_marks[3..],
+        &[0, 0],
+        "CE_THRESHOLD_EXCEEDED_MARK, Not-ECT queues"
+    );
+    assert_eq!(
+        &c.target_drops[3..],
+        &[0, 0],
+        "TARGET_EXCEEDED_DROP, Not-ECT queues"
+    );
+    assert_eq!(
+        head_ect,
+        vec![true; 3],
+        "heads of queues 0-2 are not Not-ECT"
+    );
+}
+
+#[test]
+fn ecn_marking_ce_threshold_long_delay() {
+    let (r, c, head_ect) = ecn_marking_ce_threshold_run(110_000_000);
+    let last = r.last().unwrap();
+    for i in 0..5 {
+        assert_ne!(class(last, i).pkts, 0, "queue {i} still holds packets");
+    }
+    for q in 0..3 {
+        assert_eq!(c.target_drops[q], 0, "queue {q}: TARGET_EXCEEDED_DROP");
+        // Every packet that left an ECT queue was marked, by one reason or the other.
+        assert_eq!(
+            c.ce_marks[q] + c.target_marks[q],
+            20 - class(last, q).pkts,
+            "queue {q}: CE_THRESHOLD_EXCEEDED_MARK + TARGET_EXCEEDED_MARK"
+        );
+    }
+    assert_eq!(
+        &c.ce_marks[3..],
+        &[0, 0],
+        "CE_THRESHOLD_EXCEEDED_MARK, Not-ECT queues"
+    );
+    assert_eq!(
+        &c.target_drops[3..],
+        &[4, 4],
+        "TARGET_EXCEEDED_DROP, Not-ECT queues"
+    );
+    assert_eq!(
+        head_ect,
+        vec![true; 3],
+        "heads of queues 0-2 are not Not-ECT"
+    );
+}
+
+/// ns-3 orders events at one instant by when they were scheduled: the test's dequeues (scheduled
+/// before the run) go before arrivals scheduled at t = 0 by `AddPacketWithDelay`.
+fn sorted_script(mut ev: Vec<(SimTime, usize, ReplayEvent)>) -> Vec<ReplayEvent> {
+    ev.sort_by_key(|(t, order, _)| (*t, *order));
+    ev.into_iter().map(|(_, _, e)| e).collect()
+}
+
+fn l4s_enq(t: SimTime, flow: u32, ecn: Ecn) -> ReplayEvent {
+    ReplayEvent::Enqueue {
+        t,
+        size_bytes: PKT,
+        flow,
+        ecn,
+    }
+}
+
+fn us(x: u64) -> SimTime {
+    SimTime(x * 1000)
+}
+
+/// `FqCoDelQueueDiscL4sMode`, first run (5 assertion lines): 70 ECT(1) packets of flow 0 and 70
+/// ECT(0) packets of flow 1, one each every 0.5 ms; 140 dequeues every 1 ms; `UseL4s` with a
+/// 2 ms CE threshold.
+#[test]
+fn l4s_mode_without_collisions() {
+    let mut ev = Vec::new();
+    for j in 1..=140u64 {
+        ev.push((us(1000 * j), 0, ReplayEvent::Dequeue { t: us(1000 * j) }));
+    }
+    for i in 1..=70u64 {
+        ev.push((us(500 * i), 1, l4s_enq(us(500 * i), 0, Ecn::Ect1)));
+        ev.push((us(500 * i), 2, l4s_enq(us(500 * i), 1, Ecn::Ect)));
+    }
+    let ev = sorted_script(ev);
+    let flow_of: Vec<u32> = ev
+        .iter()
+        .filter_map(|e| match e {
+            ReplayEvent::Enqueue { flow, .. } => Some(*flow),
+            _ => None,
+        })
+        .collect();
+    let cfg = fq_codel("quantum = 1514\necn = true\nl4s = true\nce_threshold = '2ms'");
+    let r = run(&cfg, 10240, &ev);
+    let c = per_flow(&r, &flow_of, 2);
+    assert_eq!(c.ce_marks[0], 66, "queue 0: CE_THRESHOLD_EXCEEDED_MARK");
+    assert_eq!(c.target_drops[0], 0, "queue 0: TARGET_EXCEEDED_DROP");
+    assert_eq!(
+        c.target_marks[0], 0,
+        "queue 0: TARGET_EXCEEDED_MARK (L4S skips CoDel)"
+    );
+    assert_eq!(c.target_marks[1], 1, "queue 1: TARGET_EXCEEDED_MARK");
+    assert_eq!(c.target_drops[1], 0, "queue 1: TARGET_EXCEEDED_DROP");
+}
+
+/// `FqCoDelQueueDiscL4sMode`, second run (3 assertion lines): one flow (a hash collision) of 70
+/// ECT(1) packets at 0.5, 1.5, 2.5, ... ms and 70 ECT(0) packets at 1, 2, ... ms; 140 dequeues
+/// every 1 ms.
+#[test]
+fn l4s_mode_with_collisions() {
+    let mut ev = Vec::new();
+    ev.push((us(500), 0, l4s_enq(us(500), 0, Ecn::Ect1)));
+    for j in 1..=140u64 {
+        ev.push((us(1000 * j), 1, ReplayEvent::Dequeue { t: us(1000 * j) }));
+    }
+    for i in 1..=70u64 {
+        ev.push((us(1000 * i), 2, l4s_enq(us(1000 * i), 0, Ecn::Ect)));
+    }
+    for i in 1..=69u64 {
+        ev.push((
+            us(500 + 1000 * i),
+            3,
+            l4s_enq(us(500 + 1000 * i), 0, Ecn::Ect1),
+        ));
+    }
+    let ev = sorted_script(ev);
+    let cfg = fq_codel("quantum = 1514\necn = true\nl4s = true\nce_threshold = '2ms'");
+    let r = run(&cfg, 10240, &ev);
+    let c = per_flow(&r, &vec![0; 140], 1);
+    assert_eq!(c.ce_marks[0], 68, "queue 0: CE_THRESHOLD_EXCEEDED_MARK");
+    assert_eq!(c.target_drops[0], 0, "queue 0: TARGET_EXCEEDED_DROP");
+    assert_eq!(c.target_marks[0], 1, "queue 0: TARGET_EXCEEDED_MARK");
+}
+
+/// `l4s` without a CE threshold is refused, as ns-3's `CheckConfig` aborts.
+#[test]
+fn l4s_needs_ce_threshold() {
+    let text = "kind = 'fq_codel'\nl4s = true";
+    let err = AqmConfig::from_table(toml::from_str(text).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("l4s"), "{err}");
 }

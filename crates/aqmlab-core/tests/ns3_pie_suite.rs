@@ -18,6 +18,7 @@
 //! file is expressed.
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
+use aqmlab_core::net::packet::Ecn;
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{replay, Action, ReplayEvent, ReplayRecord};
 use aqmlab_core::time::SimTime;
@@ -68,7 +69,7 @@ fn script_with_sets(
                 t,
                 size_bytes: 1000,
                 flow: 0,
-                ecn_capable: ecn,
+                ecn: Ecn::ect0_if(ecn),
             },
         ));
         let td = SimTime((i as f64 * dequeue_every_ms * 1e6).round() as u64);
@@ -136,7 +137,7 @@ fn suite(mode: Mode) -> usize {
             t: SimTime(0),
             size_bytes: 1000,
             flow: 0,
-            ecn_capable: false,
+            ecn: Ecn::NotEct,
         })
         .collect();
     ev.extend((0..9).map(|_| ReplayEvent::Dequeue { t: SimTime(0) }));

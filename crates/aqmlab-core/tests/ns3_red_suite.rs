@@ -12,6 +12,7 @@
 //! UNFORCED_MARK → a `marked` action.
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
+use aqmlab_core::net::packet::Ecn;
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{replay, Action, ReplayEvent, ReplayRecord};
 use aqmlab_core::time::SimTime;
@@ -67,7 +68,7 @@ fn case(
             t: SimTime(0),
             size_bytes: 500,
             flow: 0,
-            ecn_capable: ecn,
+            ecn: Ecn::ect0_if(ecn),
         })
         .collect();
     replay(&cfg, limit, &events, Some(uniforms()), 1, 1_500_000, 500).unwrap()
@@ -125,7 +126,7 @@ fn suite(mode: Mode) -> usize {
             t: SimTime(0),
             size_bytes: 500,
             flow: 0,
-            ecn_capable: false,
+            ecn: Ecn::NotEct,
         })
         .collect();
     ev.extend((0..9).map(|_| ReplayEvent::Dequeue { t: SimTime(0) }));

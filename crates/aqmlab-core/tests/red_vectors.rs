@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use aqmlab_core::aqm::{AqmConfig, Reason};
+use aqmlab_core::net::packet::Ecn;
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{replay, Action, ReplayEvent, ReplayRecord};
 use aqmlab_core::time::{parse_duration, parse_rate, SimTime};
@@ -195,7 +196,7 @@ fn check_case(case: &Value, stream: &[f64]) -> Vec<String> {
                     t,
                     size_bytes: r[col("A", "size_bytes")].as_u64().unwrap() as u32,
                     flow: 0,
-                    ecn_capable,
+                    ecn: Ecn::ect0_if(ecn_capable),
                 },
                 "D" => ReplayEvent::Dequeue { t },
                 k => panic!("row kind {k}"),
@@ -345,7 +346,7 @@ fn totals_match_ns3_stats() {
                     t: SimTime(r[2].as_u64().unwrap()),
                     size_bytes: r[4].as_u64().unwrap() as u32,
                     flow: 0,
-                    ecn_capable: case["packets"]["ecn_capable"].as_bool().unwrap(),
+                    ecn: Ecn::ect0_if(case["packets"]["ecn_capable"].as_bool().unwrap()),
                 },
                 _ => ReplayEvent::Dequeue {
                     t: SimTime(r[2].as_u64().unwrap()),

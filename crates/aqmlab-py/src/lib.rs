@@ -11,6 +11,7 @@ mod error;
 
 use aqmlab_core::aqm::AqmConfig;
 use aqmlab_core::metrics::{Column, Table, METRICS};
+use aqmlab_core::net::packet::Ecn;
 use aqmlab_core::qdisc::BufferLimit;
 use aqmlab_core::replay::{self as core_replay, Action, ReplayEvent};
 use aqmlab_core::scenario::{run as core_run, Scenario};
@@ -227,7 +228,7 @@ fn replay<'py>(
                                 t,
                                 size_bytes: size_bytes[i],
                                 flow: flow[i],
-                                ecn_capable: ecn_capable[i],
+                                ecn: Ecn::ect0_if(ecn_capable[i]),
                             }
                         } else {
                             ReplayEvent::Dequeue { t }

@@ -27,7 +27,16 @@
 //!   `last_count = count`, `drop_next = control_law(now)`. An empty queue leaves the state.
 //! - ECN (`ecn = true`): an ECN-capable packet is CE-marked instead of dropped and delivered; as in
 //!   ns-3, a mark in the dropping loop reschedules `drop_next = control_law(now)` (Linux uses the
-//!   old `drop_next`) and ends the loop. The CE-threshold and L4S extensions are not implemented.
+//!   old `drop_next`) and ends the loop.
+//! - CE threshold (`ce_threshold`, ns-3 `CeThreshold`, Linux `ce_threshold`): a packet that leaves
+//!   unmarked with ECN on, ECN-capable, and a sojourn time (CoDel units) strictly above the
+//!   threshold is CE-marked, counted as `Reason::CeThreshold` ("CE threshold exceeded mark"). As
+//!   ns-3, a packet the control law just marked is not counted twice, and a packet already CE is
+//!   marked (and counted) again.
+//! - L4S mode (`l4s`, ns-3 `UseL4s`): the first packet popped by a dequeue call, if ECT(1) or CE,
+//!   bypasses the control law entirely (no `ok_to_drop`, no state change): it is marked when its
+//!   sojourn exceeds `ce_threshold` (even with `ecn` off) and sent. Other packets get the classic
+//!   control law, and no CE-threshold marking (ns-3 applies it only when `UseL4s` is false).
 //! - Enqueue: tail drop when the buffer is full (ns-3 `OVERLIMIT_DROP`, our `Reason::Overflow`).
 //!   Dequeue-time drops are `Reason::Sojourn` ("Target exceeded drop").
 //!
@@ -38,6 +47,8 @@
 //! | `interval` | duration | `"100ms"` | 100 ms (a worst-case RTT) |
 //! | `min_bytes` | bytes | 1500 | one MTU (ns-3 `MinBytes`, Linux `mtu`) |
 //! | `ecn` | bool | false | ns-3 `UseEcn` default false |
+//! | `ce_threshold` | duration or none | none | ns-3 `CeThreshold` (default `Time::Max()`: off) |
+//! | `l4s` | bool | false | ns-3 `UseL4s` default false |
 //!
 //! The buffer limit is the link's `buffer` (ns-3's `MaxSize`, default 1500 packets there).
 //!
@@ -59,7 +70,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
-use crate::net::packet::Packet;
+use crate::net::packet::{Ecn, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
@@ -119,6 +130,19 @@ pub struct Config {
     pub min_bytes: u64,
     /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// CE-mark packets whose sojourn time exceeds this, CoDel units (`None`: off).
+    pub ce_threshold: Option<u32>,
+    /// L4S mode: ECT(1)/CE packets are marked by the CE threshold only.
+    pub l4s: bool,
+}
+
+impl Config {
+    /// Whether a sojourn of `sojourn_ns` is above the CE threshold (ns-3
+    /// `CoDelTimeAfter(ldelay, Time2CoDel(m_ceThreshold))`).
+    fn above_ce_threshold(&self, sojourn_ns: u64) -> bool {
+        self.ce_threshold
+            .is_some_and(|th| after(to_codel(sojourn_ns), th))
+    }
 }
 
 /// CoDel's per-queue state (Linux `struct codel_vars`; ns-3's members of the same names).
@@ -220,6 +244,17 @@ impl Vars {
     pub fn on_head(&mut self, now: SimTime, cfg: &Config, pkt: &Packet, backlog: u64) -> Verdict {
         let now_c = to_codel(now.0);
         match self.step {
+            Step::First if cfg.l4s && matches!(pkt.ecn, Ecn::Ect1 | Ecn::Ce) => {
+                // L4S: only the CE threshold applies; CoDel's state is left alone.
+                self.step = Step::First;
+                let sojourn_ns = now.0.saturating_sub(pkt.enqueued.0);
+                self.last_sojourn_ns = sojourn_ns;
+                if cfg.above_ce_threshold(sojourn_ns) {
+                    Verdict::Signal(Reason::CeThreshold)
+                } else {
+                    Verdict::Pass
+                }
+            }
             Step::First => {
                 let ok = ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog);
                 if self.dropping {
@@ -229,16 +264,16 @@ impl Vars {
                     } else if after_eq(now_c, self.drop_next) {
                         return self.drop_in_loop(now, now_c, cfg, pkt);
                     }
-                    self.send(now, pkt, Verdict::Pass)
+                    self.send(now, cfg, pkt, Verdict::Pass)
                 } else if ok {
                     self.enter_dropping(now, now_c, cfg, pkt)
                 } else {
-                    self.send(now, pkt, Verdict::Pass)
+                    self.send(now, cfg, pkt, Verdict::Pass)
                 }
             }
             Step::AfterEntryDrop => {
                 ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog);
-                self.send(now, pkt, Verdict::Pass)
+                self.send(now, cfg, pkt, Verdict::Pass)
             }
             Step::InLoop => {
                 if !ok_to_drop(now, now_c, cfg, self, Some(pkt), backlog) {
@@ -249,7 +284,7 @@ impl Vars {
                         return self.drop_in_loop(now, now_c, cfg, pkt);
                     }
                 }
-                self.send(now, pkt, Verdict::Pass)
+                self.send(now, cfg, pkt, Verdict::Pass)
             }
         }
     }
@@ -275,7 +310,7 @@ impl Vars {
         if cfg.ecn && pkt.is_ecn_capable() {
             // As ns-3: a mark reschedules from now (Linux keeps the old drop_next) and ends the loop.
             self.drop_next = control_law(now_c, cfg.interval, self.rec_inv_sqrt);
-            return self.send(now, pkt, Verdict::Signal(Reason::Sojourn));
+            return self.send(now, cfg, pkt, Verdict::Signal(Reason::Sojourn));
         }
         self.step = Step::InLoop;
         Verdict::Drop(Reason::Sojourn)
@@ -301,17 +336,27 @@ impl Vars {
         self.last_count = self.count;
         self.drop_next = control_law(now_c, cfg.interval, self.rec_inv_sqrt);
         if cfg.ecn && pkt.is_ecn_capable() {
-            self.send(now, pkt, Verdict::Signal(Reason::Sojourn))
+            self.send(now, cfg, pkt, Verdict::Signal(Reason::Sojourn))
         } else {
             self.step = Step::AfterEntryDrop;
             Verdict::Drop(Reason::Sojourn)
         }
     }
 
-    /// `pkt` leaves (possibly marked): the call is over.
-    fn send(&mut self, now: SimTime, pkt: &Packet, verdict: Verdict) -> Verdict {
+    /// `pkt` leaves (possibly marked): the call is over. A packet the control law did not mark
+    /// may still be marked by the CE threshold (classic mode only, as ns-3).
+    fn send(&mut self, now: SimTime, cfg: &Config, pkt: &Packet, verdict: Verdict) -> Verdict {
         self.step = Step::First;
-        self.last_sojourn_ns = now.0.saturating_sub(pkt.enqueued.0);
+        let sojourn_ns = now.0.saturating_sub(pkt.enqueued.0);
+        self.last_sojourn_ns = sojourn_ns;
+        if verdict == Verdict::Pass
+            && !cfg.l4s
+            && cfg.ecn
+            && pkt.is_ecn_capable()
+            && cfg.above_ce_threshold(sojourn_ns)
+        {
+            return Verdict::Signal(Reason::CeThreshold);
+        }
         verdict
     }
 }
@@ -327,6 +372,12 @@ pub struct Params {
     pub min_bytes: u32,
     /// CE-mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// CE-mark ECN-capable packets that leave with a sojourn time above this (ns-3 `CeThreshold`,
+    /// Linux `ce_threshold`); needs `ecn`, except for ECT(1) packets in `l4s` mode. Unset: off.
+    pub ce_threshold: Option<SimDuration>,
+    /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets skip the drop/mark control law and are
+    /// marked only by `ce_threshold`; other packets get classic CoDel without the CE threshold.
+    pub l4s: bool,
 }
 
 impl Default for Params {
@@ -336,6 +387,8 @@ impl Default for Params {
             interval: SimDuration::from_millis(100),
             min_bytes: 1500,
             ecn: false,
+            ce_threshold: None,
+            l4s: false,
         }
     }
 }
@@ -366,6 +419,8 @@ impl Params {
             interval: to_codel(self.interval.as_nanos()),
             min_bytes: self.min_bytes as u64,
             ecn: self.ecn,
+            ce_threshold: self.ce_threshold.map(|d| to_codel(d.as_nanos())),
+            l4s: self.l4s,
         }
     }
 }
@@ -381,7 +436,8 @@ impl AlgorithmParams for Params {
     }
 
     fn build(&self, ctx: &BuildContext) -> Box<dyn Qdisc> {
-        ctx.single_queue(self.ecn, CoDel::new(self.config()))
+        // L4S marks ECT(1) packets even with `ecn` off (ns-3's L4S branch does not check UseEcn).
+        ctx.single_queue(self.ecn || self.l4s, CoDel::new(self.config()))
     }
 }
 
@@ -613,6 +669,87 @@ mod tests {
         assert_eq!(ce, 3);
         assert_eq!(q.stats().marks(), ce);
         assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    /// L4S mode with `ecn` off (built as the scenario builds it): ECT(1) packets skip CoDel and are
+    /// CE-marked once their sojourn passes the 2 ms threshold; interleaved Not-ECT packets get
+    /// classic CoDel (drops once the standing queue has lasted an interval) and no threshold mark.
+    #[test]
+    fn l4s_marks_ect1_by_threshold_only() {
+        let p = Params {
+            ce_threshold: Some(SimDuration::from_millis(2)),
+            l4s: true,
+            ..Params::default()
+        };
+        let mut q = p.build(&ctx(BufferLimit::Packets(100_000)));
+        let mut rng = SimRng::new(0, 0);
+        for k in 0..600u64 {
+            let mut x = pkt(k, 1500);
+            x.ecn = if k % 2 == 0 { Ecn::Ect1 } else { Ecn::NotEct };
+            q.enqueue(SimTime(0), x, &mut rng);
+        }
+        let (mut ect1_marked, mut ect1_after_drop, mut drops) = (0, 0, 0);
+        // From 3 ms on, every packet has waited longer than the threshold.
+        for ms in 3..=250u64 {
+            let now = SimTime(ms * 1_000_000);
+            let mut dropped_now = 0;
+            let got = q
+                .dequeue(now, &mut rng, &mut |_, r| {
+                    assert_eq!(r, Reason::Sojourn);
+                    dropped_now += 1;
+                })
+                .unwrap();
+            drops += dropped_now;
+            match (got.id % 2 == 0, dropped_now) {
+                // First packet of the call, ECT(1): waited > 2 ms, so marked by the threshold.
+                (true, 0) => {
+                    assert_eq!(got.ecn, Ecn::Ce, "ECT(1) packet {} at {ms} ms", got.id);
+                    ect1_marked += 1;
+                }
+                // As ns-3: an ECT(1) packet popped after a drop in the same call goes through
+                // classic CoDel, which (ECN off) did not drop it here, and gets no threshold mark.
+                (true, _) => {
+                    assert_eq!(got.ecn, Ecn::Ect1);
+                    ect1_after_drop += 1;
+                }
+                (false, _) => assert_eq!(got.ecn, Ecn::NotEct),
+            }
+        }
+        assert!(ect1_marked > 100, "{ect1_marked} ECT(1) marks");
+        let _ = ect1_after_drop;
+        assert!(drops > 0, "Not-ECT packets still get CoDel's drops");
+        assert_eq!(
+            q.stats().marked[Reason::CeThreshold as usize],
+            ect1_marked as u64
+        );
+        assert_eq!(q.stats().marked[Reason::Sojourn as usize], 0);
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    /// Classic mode: with ECN, a packet the control law did not mark is CE-marked once its sojourn
+    /// exceeds the threshold; a Not-ECT packet never is.
+    #[test]
+    fn ce_threshold_marks_only_ecn_capable_packets() {
+        let p = Params {
+            ecn: true,
+            ce_threshold: Some(SimDuration::from_millis(2)),
+            ..Params::default()
+        };
+        let mut q = codel_queue(p.config());
+        let mut rng = SimRng::new(0, 0);
+        for k in 0..4u64 {
+            let mut x = pkt(k, 1500);
+            x.ecn = if k < 2 { Ecn::Ect } else { Ecn::NotEct };
+            q.enqueue(SimTime(0), x, &mut rng);
+        }
+        let mut none = |_: Packet, _: Reason| panic!("no drop expected");
+        let ecn_at = |q: &mut SingleQueue, ms: u64, rng: &mut SimRng, d: &mut dyn FnMut(Packet, Reason)| {
+            q.dequeue(SimTime(ms * 1_000_000), rng, d).unwrap().ecn
+        };
+        assert_eq!(ecn_at(&mut q, 1, &mut rng, &mut none), Ecn::Ect, "1 ms: below threshold");
+        assert_eq!(ecn_at(&mut q, 3, &mut rng, &mut none), Ecn::Ce, "3 ms: above");
+        assert_eq!(ecn_at(&mut q, 4, &mut rng, &mut none), Ecn::NotEct, "Not-ECT");
+        assert_eq!(q.stats().marked[Reason::CeThreshold as usize], 1);
     }
 
     #[test]

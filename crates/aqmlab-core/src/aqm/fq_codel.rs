@@ -38,6 +38,12 @@
 //! | `set_associative` | bool | false | ns-3 `EnableSetAssociativeHash` false (Linux has none) |
 //! | `set_ways` | queues | 8 | ns-3 `SetWays` 8 |
 //! | `hash` | `"salted"` or `"flow_id"` | `"salted"` | Linux/ns-3 hash the 5-tuple with a perturbation |
+//! | `ce_threshold` | duration or none | none | ns-3 `CeThreshold` (off), Linux `ce_threshold` |
+//! | `l4s` | bool | false | ns-3 `UseL4s` false; needs `ce_threshold` and turns ECN on |
+//!
+//! `ce_threshold` and `l4s` are passed to every queue's CoDel (see `codel.rs` for their
+//! semantics). As ns-3's `FqCoDelQueueDisc::CheckConfig`, `l4s` requires a CE threshold (ns-3
+//! aborts without one) and forces ECN on.
 //!
 //! The overall limit is the link's `buffer` (packets or bytes), not Linux's 10240 packets, so that
 //! scenarios compare algorithms with the same buffer; set `buffer = 10240` to reproduce Linux.
@@ -93,6 +99,12 @@ pub struct Params {
     /// How a flow id becomes a hash: "salted" (mixed with a per-run salt from the seed) or
     /// "flow_id" (the flow id itself, as ns-3's test packet filter gives preset hashes).
     pub hash: FlowHash,
+    /// CoDel CE threshold (ns-3 CeThreshold, Linux ce_threshold): CE-mark ECN-capable packets that
+    /// leave with a sojourn time above it. Unset: off.
+    pub ce_threshold: Option<SimDuration>,
+    /// L4S mode (ns-3 UseL4s): ECT(1) and CE packets are marked by ce_threshold only, without
+    /// CoDel's control law; requires ce_threshold and turns ECN on.
+    pub l4s: bool,
 }
 
 /// How FQ-CoDel turns a flow id into a hash.
@@ -119,6 +131,8 @@ impl Default for Params {
             set_associative: false,
             set_ways: 8,
             hash: FlowHash::Salted,
+            ce_threshold: None,
+            l4s: false,
         }
     }
 }
@@ -155,6 +169,12 @@ impl AlgorithmParams for Params {
             self.set_ways,
             "a positive divisor of flows (with set_associative = true)",
         )?;
+        check(
+            !self.l4s || self.ce_threshold.is_some(),
+            "l4s",
+            self.l4s,
+            "false unless ce_threshold is set (L4S marks by the CE threshold)",
+        )?;
         codel::Params::validate_codel(self.target, self.interval)
     }
 
@@ -163,7 +183,9 @@ impl AlgorithmParams for Params {
             target: self.target,
             interval: self.interval,
             min_bytes: self.min_bytes,
-            ecn: self.ecn,
+            ecn: self.ecn || self.l4s,
+            ce_threshold: self.ce_threshold,
+            l4s: self.l4s,
         }
         .config();
         let mut q = FqCoDel::new(self.flows, self.quantum, cfg, ctx.limit, ctx.seed);
@@ -419,6 +441,7 @@ mod tests {
             interval: p.interval,
             min_bytes: p.min_bytes,
             ecn: false,
+            ..codel::Params::default()
         }
         .config();
         FqCoDel::new(p.flows, p.quantum, cfg, limit, 42)

@@ -38,17 +38,26 @@ pub enum Reason {
     Policy = 3,
     /// Sojourn-time control on dequeue (CoDel "target exceeded").
     Sojourn = 4,
+    /// Mark only: sojourn time above CoDel's CE threshold (ns-3 "CE threshold exceeded mark").
+    CeThreshold = 5,
 }
 
 impl Reason {
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     pub const ALL: [Reason; Reason::COUNT] = [
         Reason::Overflow,
         Reason::Early,
         Reason::Forced,
         Reason::Policy,
         Reason::Sojourn,
+        Reason::CeThreshold,
     ];
+
+    /// Whether this reason can drop a packet (false: it only ever marks, and summaries leave it out
+    /// of their drop maps).
+    pub fn can_drop(self) -> bool {
+        !matches!(self, Reason::CeThreshold)
+    }
 
     pub fn key(self) -> &'static str {
         match self {
@@ -57,6 +66,7 @@ impl Reason {
             Reason::Forced => "forced",
             Reason::Policy => "policy",
             Reason::Sojourn => "sojourn",
+            Reason::CeThreshold => "ce_threshold",
         }
     }
 }
@@ -69,6 +79,7 @@ impl std::fmt::Display for Reason {
             Reason::Forced => "Forced drop",
             Reason::Policy => "Policy drop",
             Reason::Sojourn => "Target exceeded drop",
+            Reason::CeThreshold => "CE threshold exceeded mark",
         })
     }
 }

@@ -140,7 +140,7 @@ impl Summary {
         let lost = b.lost_on_wire - snap.bottleneck_lost;
         let mut drops = BTreeMap::new();
         let mut total_drops = 0u64;
-        for r in crate::aqm::Reason::ALL {
+        for r in crate::aqm::Reason::ALL.into_iter().filter(|r| r.can_drop()) {
             let n = st.dropped_before_enqueue[r as usize] + st.dropped_after_dequeue[r as usize]
                 - s0.dropped_before_enqueue[r as usize]
                 - s0.dropped_after_dequeue[r as usize];

@@ -24,6 +24,17 @@ pub enum Ecn {
     Ce,
 }
 
+impl Ecn {
+    /// ECT(0) for an ECN-capable (classic RFC 3168) sender, Not-ECT otherwise.
+    pub fn ect0_if(capable: bool) -> Ecn {
+        if capable {
+            Ecn::Ect
+        } else {
+            Ecn::NotEct
+        }
+    }
+}
+
 /// Data segment or acknowledgement.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum PacketKind {
