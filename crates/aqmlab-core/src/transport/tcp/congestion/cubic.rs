@@ -286,16 +286,15 @@ mod tests {
     /// With a small W_max - cwnd gap and a long time, the Reno-friendly estimate W_est
     /// (α = 3(1−β)/(1+β) per window) can exceed the cubic curve for short RTTs; the window is
     /// then W_est.
-    #[test]
-    fn reno_friendly_region_takes_over_when_cubic_is_slower() {
-        let mut c = Cubic::default();
+    /// A loss at cwnd 10 (W_max = 10, cwnd 7), then 1 s of ACKs on a 10 ms RTT, one per segment
+    /// (one ACK every 10/cwnd ms). Returns the window after it.
+    fn grow_one_second_after_loss(c: &mut Cubic) -> Window {
         let mut w = Window {
             cwnd: 10.0,
             ssthresh: u64::MAX,
         };
         c.on_loss(&mut w, 10);
-        w.cwnd = w.ssthresh as f64; // 7
-                                    // 7 segments per 10 ms RTT: one ACK every 10/cwnd ms; run 1 s.
+        w.cwnd = w.ssthresh as f64;
         let mut now = 0.0f64;
         while now < 1.0 {
             let a = Ack {
@@ -307,6 +306,13 @@ mod tests {
             c.on_ack(&mut w, &a);
             now += 0.010 / w.cwnd;
         }
+        w
+    }
+
+    #[test]
+    fn reno_friendly_region_takes_over_when_cubic_is_slower() {
+        let mut c = Cubic::default();
+        let w = grow_one_second_after_loss(&mut c);
         let t = 1.0;
         let cubic = w_cubic(t, c.k, c.origin);
         // 100 RTTs of Reno-friendly growth: 7 + 100·α (α = 0.529 until W_est ≥ 10, then 1).
@@ -318,27 +324,7 @@ mod tests {
     /// Reno-friendly growth from 7 (W_max = 10) it is well below the RFC reading's window.
     #[test]
     fn linux_friendliness_keeps_the_small_alpha() {
-        let grow = |friendliness| {
-            let mut c = Cubic::new(friendliness);
-            let mut w = Window {
-                cwnd: 10.0,
-                ssthresh: u64::MAX,
-            };
-            c.on_loss(&mut w, 10);
-            w.cwnd = w.ssthresh as f64;
-            let mut now = 0.0f64;
-            while now < 1.0 {
-                let a = Ack {
-                    now: SimTime::ZERO + SimDuration::from_secs_f64(now),
-                    newly_acked: 1,
-                    ece: false,
-                    min_rtt: Some(SimDuration::from_millis(10)),
-                };
-                c.on_ack(&mut w, &a);
-                now += 0.010 / w.cwnd;
-            }
-            w.cwnd
-        };
+        let grow = |friendliness| grow_one_second_after_loss(&mut Cubic::new(friendliness)).cwnd;
         let (rfc, linux) = (grow(Friendliness::Rfc), grow(Friendliness::Linux));
         let alpha = 3.0 * (1.0 - BETA) / (1.0 + BETA);
         // 100 RTTs at α: 7 + 100·α ≈ 59.9 (within a few segments: the ACK clock is discrete).
