@@ -371,8 +371,7 @@ impl<O: Observer> Simulator<O> {
     /// Processes the next event if there is one at or before the scenario's end; returns its
     /// time, or `None` when the run has nothing left to do.
     pub fn step(&mut self) -> Option<SimTime> {
-        let t = self.events.peek_time().filter(|&t| t <= self.world.end)?;
-        let (_, ev) = self.events.pop().expect("peeked");
+        let (t, ev) = self.events.pop_until(self.world.end)?;
         self.world.now = t;
         self.processed += 1;
         self.handle(ev);
@@ -383,8 +382,7 @@ impl<O: Observer> Simulator<O> {
     /// sets the clock to `until`.
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.world.end);
-        while self.events.peek_time().is_some_and(|t| t <= until) {
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(until) {
             self.world.now = t;
             self.processed += 1;
             self.handle(ev);
