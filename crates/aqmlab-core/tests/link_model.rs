@@ -19,14 +19,22 @@ const CONGESTED_ACCESS: &str = r#"
     count = 12
     hosts = 1
     access_rate = "2Mbps"
-    access_buffer = 20
+    access_buffer = ACCESS_BUFFER
     access_delay = "15ms"
     start = { uniform = ["0s", "1s"] }
 "#;
 
+/// Both buffer units: a byte limit makes the arithmetic model sum the sizes of the packets still
+/// waiting in its pipe, a packet limit only counts them.
 #[test]
 fn arithmetic_fifo_equals_queued_fifo() {
-    let s = Scenario::from_toml_str(CONGESTED_ACCESS).unwrap();
+    for buffer in ["20", "\"21000B\""] {
+        equal_models(&CONGESTED_ACCESS.replace("ACCESS_BUFFER", buffer));
+    }
+}
+
+fn equal_models(toml: &str) {
+    let s = Scenario::from_toml_str(toml).unwrap();
     let fast = Simulator::with_options(
         &s,
         EngineOptions {

@@ -266,7 +266,7 @@ impl Chablis {
     #[inline]
     fn packet_rtt_s(&self, pkt: &Packet) -> f64 {
         match self.p.rtt_source {
-            RttSource::Label => pkt.rtt_label.map_or(0.0, |d| d.as_secs_f64()),
+            RttSource::Label => pkt.rtt_label.as_secs_f64(),
             RttSource::True => self
                 .flow_rtt_s
                 .get(pkt.flow as usize)
@@ -540,7 +540,7 @@ mod tests {
             flow,
             size_bytes: 1000,
             ecn: Ecn::Ect,
-            rtt_label: Some(SimDuration::from_millis(rtt_ms)),
+            rtt_label: SimDuration::from_millis(rtt_ms),
             ..Default::default()
         }
     }

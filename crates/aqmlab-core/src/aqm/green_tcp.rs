@@ -363,7 +363,7 @@ impl GreenTcp {
     #[inline]
     fn rtt_s(&self, pkt: &Packet) -> f64 {
         let rtt = match self.rtt_source {
-            RttSource::Label => pkt.rtt_label.map_or(0.0, |d| d.as_secs_f64()),
+            RttSource::Label => pkt.rtt_label.as_secs_f64(),
             RttSource::Idmaps | RttSource::True => self
                 .flow_rtt_s
                 .get(pkt.flow as usize)
@@ -550,7 +550,7 @@ mod tests {
         Packet {
             flow,
             size_bytes: 1000,
-            rtt_label: rtt_ms.map(SimDuration::from_millis),
+            rtt_label: rtt_ms.map_or(SimDuration::ZERO, SimDuration::from_millis),
             ..Default::default()
         }
     }

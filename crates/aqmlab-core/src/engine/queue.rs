@@ -129,7 +129,11 @@ impl<E> EventQueue<E> {
         let min = if bucket.len() == 1 {
             bucket[0].time
         } else {
-            bucket.iter().map(|e| e.time).min().expect("occupied bucket")
+            bucket
+                .iter()
+                .map(|e| e.time)
+                .min()
+                .expect("occupied bucket")
         };
         if min > limit {
             return false;

@@ -12,8 +12,9 @@
 use crate::aqm::BuildContext;
 use crate::engine::queue::EventQueue;
 use crate::metrics::DelayHistogram;
-use crate::net::link::{Link, Next};
+use crate::net::link::{Link, LinkCounters, Next};
 use crate::net::packet::{Packet, PacketKind};
+use crate::net::pipe::PipeSlab;
 use crate::net::topology::LinkId;
 use crate::rng::{component, SimRng};
 use crate::scenario::expand::{expand, Expanded};
@@ -102,6 +103,8 @@ pub struct World {
     /// Where the measurement window opens.
     pub warmup: SimTime,
     pub links: Vec<Link>,
+    /// The packets in flight on every link (each link's pipe is a list through it).
+    pub pipes: PipeSlab,
     pub flows: Vec<FlowRt>,
     pub net: Expanded,
     pub scenario: Scenario,
@@ -119,6 +122,16 @@ impl World {
         self.flows[i]
             .sink
             .delivered_bytes(self.net.flows[i].info.packet_bytes)
+    }
+
+    /// Counters of link `l` at the current instant.
+    pub fn link_counters(&self, l: usize) -> LinkCounters {
+        self.links[l].counters(self.now, &self.pipes)
+    }
+
+    /// Bits link `l` has serialised up to the current instant (`Link::served_bits`).
+    pub fn served_bits(&self, l: usize) -> u128 {
+        self.links[l].served_bits(self.now, &self.pipes)
     }
 
     /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).
@@ -315,6 +328,7 @@ impl<O: Observer> Simulator<O> {
             end: SimTime::ZERO + f.duration,
             warmup: SimTime::ZERO + f.warmup,
             links,
+            pipes: PipeSlab::new(),
             flows,
             net,
             scenario: scenario.clone(),
@@ -395,7 +409,8 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         match ev {
             Ev::TxDone(l) => {
-                let (arrival, next_done) = self.world.links[l as usize].on_tx_done(now);
+                let (arrival, next_done) =
+                    self.world.links[l as usize].on_tx_done(now, &mut self.world.pipes);
                 self.schedule(l, arrival);
                 self.schedule(l, next_done);
                 if self.queued[l as usize] {
@@ -403,7 +418,9 @@ impl<O: Observer> Simulator<O> {
                 }
             }
             Ev::Arrive(l) => {
-                let Some((pkt, next)) = self.world.links[l as usize].take_arrival() else {
+                let Some((pkt, next)) =
+                    self.world.links[l as usize].take_arrival(&mut self.world.pipes)
+                else {
                     return;
                 };
                 if let Some(t) = next {
@@ -534,7 +551,7 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         if let Some(l) = self.routes.link(fi, pkt.kind == PacketKind::Ack, hop) {
             let queued = self.queued[l as usize];
-            let next = self.world.links[l as usize].offer(now, pkt);
+            let next = self.world.links[l as usize].offer(now, pkt, &mut self.world.pipes);
             self.schedule(l, next);
             if queued {
                 self.poll_qdisc_timer(l);

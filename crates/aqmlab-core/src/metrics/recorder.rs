@@ -148,13 +148,13 @@ impl Recorder {
                 .map(|f| f.source.tcp_stats().timeouts)
                 .collect(),
             bottleneck: b.qdisc.stats().clone(),
-            bottleneck_served_bits: b.served_bits(world.now),
+            bottleneck_served_bits: b.served_bits(world.now, &world.pipes),
             bottleneck_lost: b.lost_on_wire,
             declared: world.links[..world.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
                     stats: l.stats().clone(),
-                    served_bits: l.served_bits(world.now),
+                    served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
                     queue_area: l.queue_area(world.now),
                 })
@@ -415,7 +415,10 @@ impl Recorder {
 fn link_table(world: &World) -> Table {
     let links = &world.links;
     let dur = (world.end - SimTime::ZERO).as_secs_f64();
-    let counters: Vec<_> = links.iter().map(|l| l.counters(world.now)).collect();
+    let counters: Vec<_> = links
+        .iter()
+        .map(|l| l.counters(world.now, &world.pipes))
+        .collect();
     let col = |f: &dyn Fn(&LinkCounters) -> u64| {
         Column::I64(counters.iter().map(|c| f(c) as i64).collect())
     };

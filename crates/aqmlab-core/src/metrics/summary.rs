@@ -173,7 +173,8 @@ impl Summary {
             warmup_s: f.warmup.as_secs_f64(),
             window_s: w,
             // Bits sent inside the window, partial packets at its edges included.
-            utilisation: (b.served_bits(world.now) - snap.bottleneck_served_bits) as f64
+            utilisation: (b.served_bits(world.now, &world.pipes) - snap.bottleneck_served_bits)
+                as f64
                 / (b.rate_bps as f64 * w),
             loss_rate: ratio(total_drops + lost, arrivals),
             drops,
@@ -290,7 +291,7 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
                 link: role_name(&l.role),
                 qdisc: world.net.topology.links[i].qdisc.kind().to_string(),
                 rate_bps: l.rate_bps,
-                utilisation: (l.served_bits(world.now) - s0.served_bits) as f64
+                utilisation: (l.served_bits(world.now, &world.pipes) - s0.served_bits) as f64
                     / (l.rate_bps as f64 * w),
                 arrivals,
                 departures: st.dequeued - s0.stats.dequeued,

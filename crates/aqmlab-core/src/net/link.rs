@@ -1,8 +1,9 @@
 //! A one-way link at run time: an egress queue, a transmitter, and a propagation pipe.
 //!
-//! Packets on a link never overtake each other, so the packets in flight live in a FIFO ring
-//! (`pipe`) and only the head of it has an event in the simulator's queue: the event heap stays
-//! O(links + timers) instead of O(packets in flight).
+//! Packets on a link never overtake each other, so the packets in flight live in a FIFO
+//! (`pipe`, a list through the slab all links share: net/pipe.rs) and only the head of it has
+//! an event in the simulator's queue: the event heap stays O(links + timers) instead of
+//! O(packets in flight).
 //!
 //! Two modes:
 //! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
@@ -14,10 +15,9 @@
 //!   transmission has not started, which is what the DropTail overflow check uses. Departure
 //!   times, drops and counters are identical to the queued model of the same FIFO.
 
-use std::collections::VecDeque;
-
 use crate::aqm::Reason;
 use crate::net::packet::Packet;
+use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
 use crate::qdisc::{BufferLimit, Qdisc, QdiscStats};
 use crate::rng::SimRng;
@@ -33,13 +33,6 @@ pub enum Next {
     Arrive(SimTime),
 }
 
-/// In-flight entry: arrival time at the far end, transmission start time, packet.
-struct InFlight {
-    arrival: SimTime,
-    start: SimTime,
-    pkt: Packet,
-}
-
 /// State of a link in FIFO-arithmetic mode.
 struct Fifo {
     limit: BufferLimit,
@@ -47,12 +40,13 @@ struct Fifo {
     stats: QdiscStats,
     enqueued_bytes: u64,
     /// Entries ever pushed into / popped from the pipe, and the absolute index of the first
-    /// entry whose transmission had not started at the last look. Start times increase along
-    /// the pipe, so this cursor only moves forward: counting the waiting packets is O(1)
-    /// amortised instead of a search per arrival.
+    /// entry whose transmission had not started at the last look (`cursor_node` is that entry
+    /// while it is in the pipe). Start times increase along the pipe, so this cursor only moves
+    /// forward: counting the waiting packets is O(1) amortised instead of a search per arrival.
     pushed: u64,
     popped: u64,
     cursor: u64,
+    cursor_node: NodeRef,
 }
 
 /// Counters of a link at one instant, for the links table and conservation checks.
@@ -87,7 +81,7 @@ pub struct Link {
     /// The packet being serialised (queued mode), and when its serialisation started.
     transmitting: Option<Packet>,
     tx_started: SimTime,
-    pipe: VecDeque<InFlight>,
+    pipe: Pipe,
     /// Packets/bytes that finished transmission (queued mode), packets lost on the wire.
     tx_packets: u64,
     pub tx_bytes: u64,
@@ -121,6 +115,7 @@ impl Link {
             pushed: 0,
             popped: 0,
             cursor: 0,
+            cursor_node: NodeRef::NONE,
         });
         Link {
             to: spec.to,
@@ -134,7 +129,7 @@ impl Link {
             loss_rng,
             transmitting: None,
             tx_started: SimTime::ZERO,
-            pipe: VecDeque::new(),
+            pipe: Pipe::default(),
             tx_packets: 0,
             tx_bytes: 0,
             lost_on_wire: 0,
@@ -160,9 +155,9 @@ impl Link {
 
     /// Offers a packet to the link's egress.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: Packet) -> Next {
+    pub fn offer(&mut self, now: SimTime, pkt: Packet, pipes: &mut PipeSlab) -> Next {
         if self.fifo.is_some() {
-            return self.offer_fifo(now, pkt);
+            return self.offer_fifo(now, pkt, pipes);
         }
         self.integrate_queue(now);
         self.qdisc.enqueue(now, pkt, &mut self.rng);
@@ -176,15 +171,12 @@ impl Link {
     }
 
     #[inline]
-    fn offer_fifo(&mut self, now: SimTime, pkt: Packet) -> Next {
-        let waiting = self.advance_waiting(now);
-        let waiting_bytes = match self.fifo.as_ref().map(|f| f.limit) {
-            Some(BufferLimit::Bytes(_)) => self
-                .pipe
-                .iter()
-                .rev()
-                .take(waiting)
-                .map(|e| e.pkt.size_bytes as u64)
+    fn offer_fifo(&mut self, now: SimTime, pkt: Packet, pipes: &mut PipeSlab) -> Next {
+        let waiting = self.advance_waiting(now, pipes);
+        let waiting_bytes = match self.fifo.as_ref() {
+            Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && waiting > 0 => pipes
+                .iter_from(f.cursor_node)
+                .map(|(_, p)| p.size_bytes as u64)
                 .sum(),
             _ => 0,
         };
@@ -208,13 +200,12 @@ impl Link {
         let start = now.max(f.busy_until);
         f.busy_until = start + tx;
         let arrival = f.busy_until + self.delay;
-        f.pushed += 1;
         let was_empty = self.pipe.is_empty();
-        self.pipe.push_back(InFlight {
-            arrival,
-            start,
-            pkt,
-        });
+        let node = pipes.push_back(&mut self.pipe, arrival, pkt);
+        if f.cursor == f.pushed {
+            f.cursor_node = node;
+        }
+        f.pushed += 1;
         if was_empty {
             Next::Arrive(arrival)
         } else {
@@ -222,26 +213,50 @@ impl Link {
         }
     }
 
-    /// FIFO mode: packets in the pipe whose transmission has not started by `now` (a search;
+    /// FIFO mode: when the packet of a pipe entry started its transmission. Stored nowhere:
+    /// the entry's arrival is `start + transmission + delay`, all integers, so this is exact.
+    #[inline]
+    fn start_of(&self, arrival: SimTime, pkt: &Packet) -> SimTime {
+        let tx = SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
+        SimTime(arrival.0 - self.delay.0 - tx.0)
+    }
+
+    /// FIFO mode: packets in the pipe whose transmission has not started by `now` (a walk;
     /// for reports).
-    fn waiting(&self, now: SimTime) -> usize {
-        self.pipe.len() - self.pipe.partition_point(|e| e.start <= now)
+    fn waiting(&self, now: SimTime, pipes: &PipeSlab) -> usize {
+        let started = pipes
+            .iter(&self.pipe)
+            .take_while(|&(a, p)| self.start_of(a, p) <= now)
+            .count();
+        self.pipe.len() - started
     }
 
     /// FIFO mode, hot path: the same count as `waiting`, moving the cursor forward. `now` never
     /// decreases between calls.
     #[inline]
-    fn advance_waiting(&mut self, now: SimTime) -> usize {
+    fn advance_waiting(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
+        let (delay, rate) = (self.delay, self.rate_bps);
         let Some(f) = self.fifo.as_mut() else {
             return 0;
         };
         if f.busy_until <= now {
             f.cursor = f.pushed;
+            f.cursor_node = NodeRef::NONE;
             return 0;
         }
-        f.cursor = f.cursor.max(f.popped);
-        while f.cursor < f.pushed && self.pipe[(f.cursor - f.popped) as usize].start <= now {
+        if f.cursor < f.popped {
+            // The cursor's entry has left the pipe: everything still in it is ahead.
+            f.cursor = f.popped;
+            f.cursor_node = pipes.front(&self.pipe);
+        }
+        while f.cursor < f.pushed {
+            let (arrival, pkt) = pipes.get(f.cursor_node);
+            let tx = SimDuration::transmission(pkt.size_bytes as u64, rate);
+            if SimTime(arrival.0 - delay.0 - tx.0) > now {
+                break;
+            }
             f.cursor += 1;
+            f.cursor_node = pipes.next(f.cursor_node);
         }
         (f.pushed - f.cursor) as usize
     }
@@ -264,7 +279,7 @@ impl Link {
     /// The transmitter finished its packet (queued mode). Returns (arrival to schedule if the
     /// pipe was empty before, the next transmission's completion if one started).
     #[inline]
-    pub fn on_tx_done(&mut self, now: SimTime) -> (Next, Next) {
+    pub fn on_tx_done(&mut self, now: SimTime, pipes: &mut PipeSlab) -> (Next, Next) {
         let mut arrival = Next::Nothing;
         if let Some(pkt) = self.transmitting.take() {
             self.tx_packets += 1;
@@ -276,11 +291,7 @@ impl Link {
                 if self.pipe.is_empty() {
                     arrival = Next::Arrive(at);
                 }
-                self.pipe.push_back(InFlight {
-                    arrival: at,
-                    start: now,
-                    pkt,
-                });
+                pipes.push_back(&mut self.pipe, at, pkt);
             }
         }
         self.integrate_queue(now);
@@ -292,12 +303,12 @@ impl Link {
     /// Takes the packet at the head of the pipe (its arrival event fired). Returns it and the
     /// arrival time of the next one, if any, to schedule.
     #[inline]
-    pub fn take_arrival(&mut self) -> Option<(Packet, Option<SimTime>)> {
-        let e = self.pipe.pop_front()?;
+    pub fn take_arrival(&mut self, pipes: &mut PipeSlab) -> Option<(Packet, Option<SimTime>)> {
+        let taken = pipes.pop_front(&mut self.pipe)?;
         if let Some(f) = self.fifo.as_mut() {
             f.popped += 1;
         }
-        Some((e.pkt, self.pipe.front().map(|e| e.arrival)))
+        Some(taken)
     }
 
     /// The link's queueing counters (arrivals, drops, marks per reason; per flow in queued mode
@@ -310,7 +321,7 @@ impl Link {
     }
 
     /// Counters at `now`, consistent with each other: arrivals = dequeued + drops + backlog.
-    pub fn counters(&self, now: SimTime) -> LinkCounters {
+    pub fn counters(&self, now: SimTime, pipes: &PipeSlab) -> LinkCounters {
         let st = self.stats();
         match &self.fifo {
             None => LinkCounters {
@@ -326,22 +337,21 @@ impl Link {
                 lost_on_wire: self.lost_on_wire,
             },
             Some(f) => {
-                let waiting = self.waiting(now);
+                let waiting = self.waiting(now, pipes);
                 let started = self.pipe.len() - waiting;
                 // Of the started packets still in the pipe, at most one is still being sent.
-                let sending: Vec<&InFlight> = self
-                    .pipe
-                    .iter()
+                let sending: Vec<&Packet> = pipes
+                    .iter(&self.pipe)
                     .take(started)
-                    .filter(|e| e.arrival > now + self.delay)
+                    .filter(|&(a, _)| a > now + self.delay)
+                    .map(|(_, p)| p)
                     .collect();
-                let unsent_bytes: u64 = self
-                    .pipe
-                    .iter()
+                let unsent_bytes: u64 = pipes
+                    .iter(&self.pipe)
                     .skip(started)
-                    .map(|e| e.pkt.size_bytes as u64)
+                    .map(|(_, p)| p.size_bytes as u64)
                     .sum::<u64>()
-                    + sending.iter().map(|e| e.pkt.size_bytes as u64).sum::<u64>();
+                    + sending.iter().map(|p| p.size_bytes as u64).sum::<u64>();
                 let dequeued = st.enqueued - waiting as u64;
                 LinkCounters {
                     arrivals: st.arrivals,
@@ -364,7 +374,7 @@ impl Link {
     /// two of these over `rate × window`: counting whole packets at the end of their
     /// transmission instead credits a window with all of a packet that started before it (up to
     /// one packet's bits too many, e.g. +3.4 % for 1500 bytes at 200 kbit/s over 1.7 s).
-    pub fn served_bits(&self, now: SimTime) -> u128 {
+    pub fn served_bits(&self, now: SimTime, pipes: &PipeSlab) -> u128 {
         let partial = |bytes: u32, start: SimTime| -> u128 {
             let bits = bytes as u128 * 8;
             let elapsed = now.0.saturating_sub(start.0) as u128;
@@ -379,20 +389,20 @@ impl Link {
                         .map_or(0, |p| partial(p.size_bytes, self.tx_started))
             }
             Some(f) => {
-                let waiting = self.waiting(now);
+                let waiting = self.waiting(now, pipes);
                 let started = self.pipe.len() - waiting;
-                let unsent: u128 = self
-                    .pipe
-                    .iter()
+                let unsent: u128 = pipes
+                    .iter(&self.pipe)
                     .skip(started)
-                    .map(|e| e.pkt.size_bytes as u128 * 8)
+                    .map(|(_, p)| p.size_bytes as u128 * 8)
                     .sum::<u128>()
-                    + self
-                        .pipe
-                        .iter()
+                    + pipes
+                        .iter(&self.pipe)
                         .take(started)
-                        .filter(|e| e.arrival > now + self.delay)
-                        .map(|e| e.pkt.size_bytes as u128 * 8 - partial(e.pkt.size_bytes, e.start))
+                        .filter(|&(a, _)| a > now + self.delay)
+                        .map(|(a, p)| {
+                            p.size_bytes as u128 * 8 - partial(p.size_bytes, self.start_of(a, p))
+                        })
                         .sum::<u128>();
                 f.enqueued_bytes as u128 * 8 - unsent
             }

@@ -3,4 +3,5 @@
 pub mod flow_map;
 pub mod link;
 pub mod packet;
+pub mod pipe;
 pub mod topology;

@@ -70,7 +70,7 @@ impl engine::Simulator<Recorder> {
         let (mut world, recorder) = self.into_parts();
         let tcp_trace = trace_table(&mut world);
         debug_assert!(world.links.iter().all(|l| {
-            let c = l.counters(world.now);
+            let c = l.counters(world.now, &world.pipes);
             c.arrivals == c.dequeued + c.drops + c.backlog
         }));
         let r = recorder.finish(&world);

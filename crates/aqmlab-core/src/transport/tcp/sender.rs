@@ -761,7 +761,7 @@ impl Conn {
             cwr,
             ts: now,
             created: now,
-            rtt_label: self.rtt_label(),
+            rtt_label: self.rtt_label().unwrap_or(SimDuration::ZERO),
             ..Packet::default()
         };
         if self.rto_deadline.is_none() {
@@ -1516,7 +1516,11 @@ mod tests {
             w.start(None);
             w.run_until(at(2_000));
             let first = &w.sent[0].pkt;
-            assert_eq!(first.rtt_label, None, "no label before the first sample");
+            assert_eq!(
+                first.rtt_label,
+                SimDuration::ZERO,
+                "no label before the first sample"
+            );
             assert_eq!(first.kind, PacketKind::Data);
             assert_eq!((first.flow, first.id, first.hop), (1, 0, 0));
             assert_eq!(first.size_bytes, 1460);
@@ -1529,12 +1533,12 @@ mod tests {
             assert_eq!(min, ms(100) + SimDuration::transmission(1460, 1_000_000));
             assert!(srtt > min + ms(50), "{srtt} vs {min}");
             let want = if want_min { min } else { srtt };
-            assert_eq!(last.rtt_label, Some(want));
+            assert_eq!(last.rtt_label, want);
         }
         let plain = Wire::new(&TcpConfig::default(), ms(1));
         let mut p = plain;
         p.start(Some(1));
-        assert_eq!(p.sent[0].pkt.rtt_label, None);
+        assert_eq!(p.sent[0].pkt.rtt_label, SimDuration::ZERO);
         assert_eq!(p.sent[0].pkt.ecn, Ecn::NotEct);
     }
 
