@@ -153,7 +153,7 @@ impl Recorder {
             declared: world.links[..world.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
-                    stats: l.stats().clone(),
+                    stats: l.stats().into_owned(),
                     served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
                     queue_area: l.queue_area(world.now),
@@ -268,7 +268,7 @@ impl Recorder {
                 .iter()
                 .filter(|&&l| (l as usize) < world.net.declared)
                 .fold((0, 0), |(d, m), &l| {
-                    let now = at(world.links[l as usize].stats());
+                    let now = at(&world.links[l as usize].stats());
                     let then = self
                         .snapshot
                         .declared
