@@ -33,6 +33,27 @@ struct Node {
     pkt: Packet,
 }
 
+/// Asks the CPU to start loading `node` (its two lines), which the next arrival event of its
+/// pipe will read. A busy link's next packet arrives a transmission time later, long enough
+/// for the load to finish; without this a deep pipe (10 Gbps) is a chain of dependent misses
+/// through nodes in no particular order, where a ring would have been read sequentially.
+#[inline(always)]
+fn prefetch(node: &Node) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = node as *const Node as *const i8;
+        // SAFETY: prefetching is a hint with no effect on memory; `p` and `p + 64` lie inside
+        // `node`, a 128-byte live allocation.
+        unsafe {
+            _mm_prefetch(p, _MM_HINT_T0);
+            _mm_prefetch(p.add(64), _MM_HINT_T0);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = node;
+}
+
 /// One link's pipe: a FIFO of slab nodes.
 #[derive(Clone, Debug)]
 pub struct Pipe {
@@ -142,6 +163,7 @@ impl PipeSlab {
             pipe.tail = NIL;
             return Some((pkt, None));
         }
+        prefetch(&self.nodes[next as usize]);
         Some((pkt, Some(next_arrival)))
     }
 
