@@ -185,13 +185,7 @@ impl<E> EventQueue<E> {
     where
         E: Copy,
     {
-        if !self.settle(u64::MAX) {
-            return None;
-        }
-        let e = &self.now[self.head];
-        self.head += 1;
-        self.len -= 1;
-        Some((SimTime(e.time), e.event))
+        self.pop_until(SimTime(u64::MAX))
     }
 
     /// The time of the earliest event.

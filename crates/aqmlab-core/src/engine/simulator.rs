@@ -12,7 +12,7 @@
 use crate::aqm::BuildContext;
 use crate::engine::queue::EventQueue;
 use crate::metrics::DelayHistogram;
-use crate::net::link::{Link, LinkCounters, Next};
+use crate::net::link::{Link, Next};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::pipe::PipeSlab;
 use crate::net::topology::LinkId;
@@ -122,16 +122,6 @@ impl World {
         self.flows[i]
             .sink
             .delivered_bytes(self.net.flows[i].info.packet_bytes)
-    }
-
-    /// Counters of link `l` at the current instant.
-    pub fn link_counters(&self, l: usize) -> LinkCounters {
-        self.links[l].counters(self.now, &self.pipes)
-    }
-
-    /// Bits link `l` has serialised up to the current instant (`Link::served_bits`).
-    pub fn served_bits(&self, l: usize) -> u128 {
-        self.links[l].served_bits(self.now, &self.pipes)
     }
 
     /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).

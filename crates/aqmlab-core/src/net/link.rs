@@ -57,6 +57,14 @@ struct Fifo {
     cursor_node: NodeRef,
 }
 
+/// When a packet that arrives at `arrival` at the far end of a FIFO link started its
+/// transmission: `arrival = start + transmission + delay`, all integers, so this is exact.
+#[inline]
+fn start_of(delay: SimDuration, rate_bps: u64, arrival: SimTime, pkt: &Packet) -> SimTime {
+    let tx = SimDuration::transmission(pkt.size_bytes as u64, rate_bps);
+    SimTime(arrival.0 - delay.0 - tx.0)
+}
+
 /// Counters of a link at one instant, for the links table and conservation checks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkCounters {
@@ -227,12 +235,10 @@ impl Link {
         }
     }
 
-    /// FIFO mode: when the packet of a pipe entry started its transmission. Stored nowhere:
-    /// the entry's arrival is `start + transmission + delay`, all integers, so this is exact.
+    /// FIFO mode: when the packet of a pipe entry started its transmission (stored nowhere).
     #[inline]
     fn start_of(&self, arrival: SimTime, pkt: &Packet) -> SimTime {
-        let tx = SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
-        SimTime(arrival.0 - self.delay.0 - tx.0)
+        start_of(self.delay, self.rate_bps, arrival, pkt)
     }
 
     /// FIFO mode: packets in the pipe whose transmission has not started by `now` (a walk;
@@ -265,8 +271,7 @@ impl Link {
         }
         while f.cursor < f.pushed {
             let (arrival, pkt) = pipes.get(f.cursor_node);
-            let tx = SimDuration::transmission(pkt.size_bytes as u64, rate);
-            if SimTime(arrival.0 - delay.0 - tx.0) > now {
+            if start_of(delay, rate, arrival, pkt) > now {
                 break;
             }
             f.cursor += 1;
