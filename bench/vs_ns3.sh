@@ -12,6 +12,8 @@
 #
 #   bench/vs_ns3.sh                                 # 100 flows, NewReno, 60 simulated seconds
 #   FLOWS="100 400" VARIANT=sack DURATION=180 REPEATS=2 bench/vs_ns3.sh
+#   NS3=/path/to/other/dumbbell bench/vs_ns3.sh      # another ns-3 program with the same options
+#                                                     # (e.g. a reference dumbbell kept elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FLOWS=${FLOWS:-100}
@@ -20,7 +22,7 @@ DURATION=${DURATION:-60}
 REPEATS=${REPEATS:-1}
 AQMLAB=${AQMLAB:-.venv/bin/aqmlab}
 [[ -x $AQMLAB ]] || { echo "error: $AQMLAB not found (make setup)" >&2; exit 2; }
-NS3=$(bench/ns3/build.sh)
+NS3=${NS3:-$(bench/ns3/build.sh)}
 cargo build -q --release -p aqmlab-core --example run
 CORE=./target/release/examples/run
 case $VARIANT in
@@ -36,7 +38,21 @@ cpu() { # CPU seconds (user + system) of a whole command; its stdout goes to $tm
     { cat "$tmp/err" >&2; return 1; }
   awk '{printf "%.2f", $1 + $2}' "$tmp/time"
 }
-field() { python3 -c "import json,sys; j=json.loads(open('$tmp/out').read()); print(f'{j[\"$1\"]:.4f}')"; }
+# A field of the JSON on stdout (the whole output, or its last line when a program prints
+# other lines first); British or American spelling of the key.
+field() {
+  python3 - "$tmp/out" "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read().strip()
+try:
+    j = json.loads(text)
+except json.JSONDecodeError:
+    j = json.loads(text.splitlines()[-1])
+key = sys.argv[2]
+k = next(k for k in (key, key.replace("isation", "ization")) if k in j)
+print(f"{j[k]:.4f}")
+PY
+}
 
 printf "%-6s %-8s %8s %10s %8s %11s %11s %9s %9s\n" flows variant "ns-3 s" "aqmlab s" "core s" \
   "ratio" "ratio core" "util ns3" "util ours"
