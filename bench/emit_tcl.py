@@ -19,15 +19,7 @@ from aqmlab.ns2 import tcl
 def emit(scenario: Path, out: Path) -> None:
     text = cc.ns2_tcp_model(scenario.read_text(encoding="utf-8"))
     doc = cc._resolved(text)
-    flows = api.run(text).flows.to_pydict()
-    names = [g.get("group") or f"g{i}" for i, g in enumerate(doc["flows"])]
-    index = {n: i for i, n in reversed(list(enumerate(names)))}
-    runs = [
-        tcl.FlowRun(int(i), index[g], round(r * 1e6), float(s))
-        for i, g, r, s in zip(
-            flows["id"], flows["group"], flows["rtt_ms"], flows["start_s"], strict=True
-        )
-    ]
+    runs = cc.flow_runs(doc, api.run(text).flows.to_pydict())
     script = tcl.translate(doc, runs, seed=int(doc["seed"]), overhead_s=cc._overhead_s(doc))
     out.write_text(script.text, encoding="utf-8")
 

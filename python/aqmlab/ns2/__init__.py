@@ -245,6 +245,19 @@ def _overhead_s(doc: dict[str, Any]) -> float:
     return values.pop() if values else 0.0
 
 
+def flow_runs(doc: dict[str, Any], flows: dict[str, list[Any]]) -> list[tcl.FlowRun]:
+    """What the Tcl translation needs of each flow aqmlab ran: its `[[flows]]` block (by group
+    name, first block of that name), base RTT in ns and start time, from the flows table."""
+    names = [g.get("group") or f"g{i}" for i, g in enumerate(doc["flows"])]
+    index = {n: i for i, n in reversed(list(enumerate(names)))}
+    return [
+        tcl.FlowRun(int(i), index[g], round(r * 1e6), float(s))
+        for i, g, r, s in zip(
+            flows["id"], flows["group"], flows["rtt_ms"], flows["start_s"], strict=True
+        )
+    ]
+
+
 def check_translatable(doc: dict[str, Any]) -> None:
     """Raises :class:`Unsupported` if ns-2 cannot run ``doc`` (translates a dummy flow set)."""
     fake = []
@@ -275,15 +288,7 @@ def run_seed(
     res = api.run(text)  # in this thread, GIL released: thread time is its CPU time
     cpu = time.thread_time() - before
     aq = _aqmlab_metrics(res)
-    flows = res.flows.to_pydict()
-    names = [g.get("group") or f"g{i}" for i, g in enumerate(doc["flows"])]
-    index = {n: i for i, n in reversed(list(enumerate(names)))}
-    runs = [
-        tcl.FlowRun(int(i), index[g], round(r * 1e6), float(s))
-        for i, g, r, s in zip(
-            flows["id"], flows["group"], flows["rtt_ms"], flows["start_s"], strict=True
-        )
-    ]
+    runs = flow_runs(doc, res.flows.to_pydict())
     with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-trace-") as tmp:
         workdir = Path(trace_dir) if trace_dir is not None else Path(tmp)
         script = tcl.translate(
