@@ -152,7 +152,10 @@ impl PipeSlab {
         }
         let idx = pipe.head;
         let node = &mut self.nodes[idx as usize];
-        let pkt = std::mem::take(&mut node.pkt);
+        // Copied out field by field (all are `Copy`), not `mem::take`n: the node goes to the
+        // free list, so writing a default packet back into it would be 104 bytes of stores
+        // for nothing.
+        let pkt = Packet { ..node.pkt };
         let (next, next_arrival) = (node.next, node.next_arrival);
         node.next = self.free;
         self.free = idx;

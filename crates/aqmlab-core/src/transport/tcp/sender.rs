@@ -590,10 +590,13 @@ impl Sender {
     /// The retransmission deadline, if armed.
     pub fn next_timer(&self) -> Option<SimTime> {
         let c = &self.conn;
-        [c.rto_deadline, c.ecn_hold, c.send_due]
-            .into_iter()
-            .flatten()
-            .min()
+        // Called after every ACK: plain comparisons, which the optimiser keeps branch-light,
+        // where an iterator over the three cost ~45 instructions (cachegrind).
+        let earliest = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        earliest(earliest(c.rto_deadline, c.ecn_hold), c.send_due)
     }
 
     pub fn stats(&self) -> &SenderStats {
