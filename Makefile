@@ -27,9 +27,11 @@ $(VENV)/.deps: pyproject.toml
 	touch $@
 
 # maturin installs the package's dependencies (and the dev extra: pytest, ruff) from PyPI and
-# builds the Rust extension into python/aqmlab/ (an editable install).
-$(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras dev,dask
+# builds the Rust extension into python/aqmlab/ (an editable install), profile-guided when the
+# toolchain's llvm-profdata is available (tools/pgo.sh; `make setup PGO=0` for a plain build).
+PGO ?= 1
+$(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES) tools/pgo.sh tools/pgo_train.py
+	PGO=$(PGO) VENV=$(VENV) tools/pgo.sh
 	touch $@
 
 setup: $(VENV)/.built ## create .venv, install the Python dependencies, build the extension
