@@ -65,6 +65,14 @@ fn start_of(delay: SimDuration, rate_bps: u64, arrival: SimTime, pkt: &Packet) -
     SimTime(arrival.0 - delay.0 - tx.0)
 }
 
+/// A FIFO-arithmetic link's packets at one instant (`Link::backlog`).
+#[derive(Default)]
+struct FifoBacklog {
+    waiting: usize,
+    waiting_bytes: u64,
+    sending: Vec<(u32, SimTime)>,
+}
+
 /// Counters of a link at one instant, for the links table and conservation checks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkCounters {
@@ -241,17 +249,24 @@ impl Link {
         start_of(self.delay, self.rate_bps, arrival, pkt)
     }
 
-    /// FIFO mode: packets in the pipe whose transmission has not started by `now` (a walk;
-    /// for reports).
-    fn waiting(&self, now: SimTime, pipes: &PipeSlab) -> usize {
-        let started = pipes
-            .iter(&self.pipe)
-            .take_while(|&(a, p)| self.start_of(a, p) <= now)
-            .count();
-        self.pipe.len() - started
+    /// FIFO mode at `now`, for reports, in one walk of the pipe: the packets whose transmission
+    /// has not started (a suffix of the pipe: start times increase along it) and the started
+    /// ones still being serialised (at most one), as (size, start).
+    fn backlog(&self, now: SimTime, pipes: &PipeSlab) -> FifoBacklog {
+        let mut b = FifoBacklog::default();
+        for (arrival, pkt) in pipes.iter(&self.pipe) {
+            let start = self.start_of(arrival, pkt);
+            if b.waiting > 0 || start > now {
+                b.waiting += 1;
+                b.waiting_bytes += pkt.size_bytes as u64;
+            } else if arrival > now + self.delay {
+                b.sending.push((pkt.size_bytes, start));
+            }
+        }
+        b
     }
 
-    /// FIFO mode, hot path: the same count as `waiting`, moving the cursor forward. `now` never
+    /// FIFO mode, hot path: `backlog`'s `waiting`, moving the cursor forward. `now` never
     /// decreases between calls.
     #[inline]
     fn advance_waiting(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
@@ -365,21 +380,10 @@ impl Link {
                 lost_on_wire: self.lost_on_wire,
             },
             Some(f) => {
-                let waiting = self.waiting(now, pipes);
-                let started = self.pipe.len() - waiting;
-                // Of the started packets still in the pipe, at most one is still being sent.
-                let sending: Vec<&Packet> = pipes
-                    .iter(&self.pipe)
-                    .take(started)
-                    .filter(|&(a, _)| a > now + self.delay)
-                    .map(|(_, p)| p)
-                    .collect();
-                let unsent_bytes: u64 = pipes
-                    .iter(&self.pipe)
-                    .skip(started)
-                    .map(|(_, p)| p.size_bytes as u64)
-                    .sum::<u64>()
-                    + sending.iter().map(|p| p.size_bytes as u64).sum::<u64>();
+                let b = self.backlog(now, pipes);
+                let (waiting, started) = (b.waiting, self.pipe.len() - b.waiting);
+                let unsent_bytes =
+                    b.waiting_bytes + b.sending.iter().map(|&(size, _)| size as u64).sum::<u64>();
                 let dequeued = st.enqueued - waiting as u64;
                 LinkCounters {
                     arrivals: st.arrivals,
@@ -389,7 +393,7 @@ impl Link {
                     marks: 0,
                     backlog: waiting as u64,
                     in_flight: started as u64,
-                    tx_packets: dequeued - sending.len() as u64,
+                    tx_packets: dequeued - b.sending.len() as u64,
                     tx_bytes: f.enqueued_bytes - unsent_bytes,
                     lost_on_wire: 0,
                 }
@@ -417,20 +421,11 @@ impl Link {
                         .map_or(0, |p| partial(p.size_bytes, self.tx_started))
             }
             Some(f) => {
-                let waiting = self.waiting(now, pipes);
-                let started = self.pipe.len() - waiting;
-                let unsent: u128 = pipes
-                    .iter(&self.pipe)
-                    .skip(started)
-                    .map(|(_, p)| p.size_bytes as u128 * 8)
-                    .sum::<u128>()
-                    + pipes
-                        .iter(&self.pipe)
-                        .take(started)
-                        .filter(|&(a, _)| a > now + self.delay)
-                        .map(|(a, p)| {
-                            p.size_bytes as u128 * 8 - partial(p.size_bytes, self.start_of(a, p))
-                        })
+                let b = self.backlog(now, pipes);
+                let unsent = b.waiting_bytes as u128 * 8
+                    + b.sending
+                        .iter()
+                        .map(|&(size, start)| size as u128 * 8 - partial(size, start))
                         .sum::<u128>();
                 f.enqueued_bytes as u128 * 8 - unsent
             }

@@ -283,9 +283,6 @@ mod tests {
         assert!((c.k - k).abs() < 1e-12);
     }
 
-    /// With a small W_max - cwnd gap and a long time, the Reno-friendly estimate W_est
-    /// (α = 3(1−β)/(1+β) per window) can exceed the cubic curve for short RTTs; the window is
-    /// then W_est.
     /// A loss at cwnd 10 (W_max = 10, cwnd 7), then 1 s of ACKs on a 10 ms RTT, one per segment
     /// (one ACK every 10/cwnd ms). Returns the window after it.
     fn grow_one_second_after_loss(c: &mut Cubic) -> Window {
@@ -309,6 +306,9 @@ mod tests {
         w
     }
 
+    /// With a small W_max - cwnd gap and a long time, the Reno-friendly estimate W_est
+    /// (α = 3(1−β)/(1+β) per window) can exceed the cubic curve for short RTTs; the window is
+    /// then W_est.
     #[test]
     fn reno_friendly_region_takes_over_when_cubic_is_slower() {
         let mut c = Cubic::default();
