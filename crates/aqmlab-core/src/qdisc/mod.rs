@@ -24,7 +24,7 @@ pub use flow_queues::{Admission, FlowQueues, SubQueue};
 pub use single::SingleQueue;
 
 use crate::aqm::{Reason, Verdict};
-use crate::net::flow_map::FlowMap;
+use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{Ecn, FlowId, Packet};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -82,17 +82,18 @@ pub struct QdiscStats {
     pub dropped_before_enqueue: [u64; Reason::COUNT],
     pub dropped_after_dequeue: [u64; Reason::COUNT],
     pub marked: [u64; Reason::COUNT],
-    /// Counters of each flow this qdisc has seen, in order of first arrival.
-    pub per_flow: FlowMap<FlowCounters>,
+    /// Counters of each flow this qdisc has seen (updated per packet on the measured link, so a
+    /// vector slot per id where the ids are dense).
+    pub per_flow: DenseFlowMap<FlowCounters>,
 }
 
 impl QdiscStats {
     fn flow(&mut self, flow: FlowId) -> &mut FlowCounters {
-        self.per_flow.entry(flow).or_default()
+        self.per_flow.entry(flow)
     }
     /// The counters of `flow` (zero if it never arrived here).
     pub fn flow_counters(&self, flow: FlowId) -> FlowCounters {
-        self.per_flow.get(&flow).copied().unwrap_or_default()
+        self.per_flow.get(flow).copied().unwrap_or_default()
     }
     pub fn on_arrival(&mut self, pkt: &Packet) {
         self.arrivals += 1;
