@@ -14,7 +14,7 @@ use crate::engine::queue::EventQueue;
 use crate::metrics::DelayHistogram;
 use crate::net::link::{Link, Next};
 use crate::net::packet::{Packet, PacketKind};
-use crate::net::pipe::PipeSlab;
+use crate::net::pipe::{NodeRef, PipeSlab};
 use crate::net::topology::LinkId;
 use crate::rng::{component, SimRng};
 use crate::scenario::expand::{expand, Expanded};
@@ -408,15 +408,15 @@ impl<O: Observer> Simulator<O> {
                 }
             }
             Ev::Arrive(l) => {
-                let Some((pkt, next)) =
-                    self.world.links[l as usize].take_arrival(&mut self.world.pipes)
+                let pipes = &mut self.world.pipes;
+                let Some((node, next)) = self.world.links[l as usize].take_arrival_node(pipes)
                 else {
                     return;
                 };
                 if let Some(t) = next {
                     self.events.push(t, Ev::Arrive(l));
                 }
-                self.forward(pkt);
+                self.forward_node(node);
             }
             Ev::QdiscTimer(l) => {
                 let li = l as usize;
@@ -527,11 +527,39 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
-    /// A packet reached the end of link `path[pkt.hop]`: move it on, or deliver it.
+    /// The packet in slab node `node` reached the end of link `path[pkt.hop]`: move it on, or
+    /// deliver it. Into a FIFO-arithmetic link the node itself moves (no copy of the packet);
+    /// anything else gets the packet copied out of the slab.
     #[inline]
-    fn forward(&mut self, mut pkt: Packet) {
+    fn forward_node(&mut self, node: NodeRef) {
+        let pkt = self.world.pipes.packet_mut(node);
         pkt.hop += 1;
         let hop = pkt.hop as usize;
+        let (fi, ack) = (pkt.flow as usize, pkt.kind == PacketKind::Ack);
+        let Some(l) = self.routes.link(fi, ack, hop) else {
+            // The end of the route: the endpoint reads the packet where it lies.
+            let mut out = std::mem::take(&mut self.scratch);
+            let (_, pkt) = self.world.pipes.get(node);
+            let kind = pkt.kind;
+            deliver(
+                &mut self.world.flows,
+                &mut self.observer,
+                self.world.now,
+                pkt,
+                &mut out,
+            );
+            self.world.pipes.free(node);
+            self.after_delivery(kind, fi as u32, &mut out);
+            self.scratch = out;
+            return;
+        };
+        let link = &mut self.world.links[l as usize];
+        if link.takes_nodes() {
+            let next = link.offer_node(self.world.now, node, &mut self.world.pipes);
+            self.schedule(l, next);
+            return;
+        }
+        let pkt = self.world.pipes.release(node);
         self.forward_from(pkt, hop);
     }
 
@@ -549,25 +577,46 @@ impl<O: Observer> Simulator<O> {
             return;
         }
         let mut out = std::mem::take(&mut self.scratch);
-        match pkt.kind {
-            PacketKind::Data => {
-                self.world.flows[fi]
-                    .sink
-                    .on_data(now, &pkt, &mut |p| out.push(p));
-                self.send_all(&mut out);
-                self.arm_receiver(fi as u32);
-            }
-            PacketKind::Ack => {
-                let done = self.world.flows[fi]
-                    .source
-                    .on_ack(now, &pkt, &mut |p| out.push(p));
-                if let Some(t) = done {
-                    self.observer.on_transfer(t);
-                }
-                self.send_all(&mut out);
-                self.arm_sender(fi as u32);
+        deliver(
+            &mut self.world.flows,
+            &mut self.observer,
+            now,
+            &pkt,
+            &mut out,
+        );
+        self.after_delivery(pkt.kind, fi as u32, &mut out);
+        self.scratch = out;
+    }
+
+    /// After an endpoint took a packet: sends what it emitted and re-arms its timer.
+    #[inline]
+    fn after_delivery(&mut self, kind: PacketKind, flow: u32, out: &mut Vec<Packet>) {
+        self.send_all(out);
+        match kind {
+            PacketKind::Data => self.arm_receiver(flow),
+            PacketKind::Ack => self.arm_sender(flow),
+        }
+    }
+}
+
+/// Hands a packet at the end of its route to its endpoint (data to the sink, an ACK to the
+/// source); what the endpoint sends in response goes to `out`. A free function over the parts
+/// of the simulator it needs, so the packet may be borrowed from the slab meanwhile.
+#[inline]
+fn deliver<O: Observer>(
+    flows: &mut [FlowRt],
+    observer: &mut O,
+    now: SimTime,
+    pkt: &Packet,
+    out: &mut Vec<Packet>,
+) {
+    let fl = &mut flows[pkt.flow as usize];
+    match pkt.kind {
+        PacketKind::Data => fl.sink.on_data(now, pkt, &mut |p| out.push(p)),
+        PacketKind::Ack => {
+            if let Some(t) = fl.source.on_ack(now, pkt, &mut |p| out.push(p)) {
+                observer.on_transfer(t);
             }
         }
-        self.scratch = out;
     }
 }

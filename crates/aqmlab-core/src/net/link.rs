@@ -202,6 +202,39 @@ impl Link {
 
     #[inline]
     fn offer_fifo(&mut self, now: SimTime, pkt: Packet, pipes: &mut PipeSlab) -> Next {
+        let Some(arrival) = self.admit_fifo(now, pkt.size_bytes, pipes) else {
+            return Next::Nothing;
+        };
+        let was_empty = self.pipe.is_empty();
+        let node = pipes.push_back(&mut self.pipe, arrival, pkt);
+        self.piped_fifo(node, arrival, was_empty)
+    }
+
+    /// Whether the link takes packets handed on inside the slab (`offer_node`): FIFO mode.
+    #[inline]
+    pub fn takes_nodes(&self) -> bool {
+        self.fifo.is_some()
+    }
+
+    /// FIFO mode: offers the packet of a slab node detached from the previous link's pipe, which
+    /// moves into this link's pipe as it is (or is freed if the buffer overflows). Same outcome
+    /// as `offer` with the packet copied out, without the two copies.
+    #[inline]
+    pub fn offer_node(&mut self, now: SimTime, node: NodeRef, pipes: &mut PipeSlab) -> Next {
+        let size = pipes.get(node).1.size_bytes;
+        let Some(arrival) = self.admit_fifo(now, size, pipes) else {
+            pipes.free(node);
+            return Next::Nothing;
+        };
+        let was_empty = self.pipe.is_empty();
+        pipes.append(&mut self.pipe, node, arrival);
+        self.piped_fifo(node, arrival, was_empty)
+    }
+
+    /// FIFO mode: counts an arriving packet of `size` bytes and decides whether it fits; if it
+    /// does, books its transmission and returns its arrival time at the far end.
+    #[inline]
+    fn admit_fifo(&mut self, now: SimTime, size: u32, pipes: &PipeSlab) -> Option<SimTime> {
         let waiting = self.advance_waiting(now, pipes);
         let waiting_bytes = match self.fifo.as_ref() {
             Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && waiting > 0 => pipes
@@ -210,32 +243,33 @@ impl Link {
                 .sum(),
             _ => 0,
         };
-        let tx = SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
-        let Some(f) = self.fifo.as_mut() else {
-            return Next::Nothing;
-        };
+        let tx = SimDuration::transmission(size as u64, self.rate_bps);
+        let f = self.fifo.as_mut()?;
         // Aggregate counters only: per-flow counters are read on the measured link and a
         // topology's declared links, which are never FIFO-arithmetic, and keeping them here cost
         // a hash-map update per packet on every host link and the dumbbell's reverse bottleneck.
         f.arrivals += 1;
-        f.arrival_bytes += pkt.size_bytes as u64;
-        if f.limit
-            .would_overflow(waiting, waiting_bytes, pkt.size_bytes)
-        {
+        f.arrival_bytes += size as u64;
+        if f.limit.would_overflow(waiting, waiting_bytes, size) {
             f.overflows += 1;
-            return Next::Nothing;
+            return None;
         }
         f.enqueued += 1;
-        f.enqueued_bytes += pkt.size_bytes as u64;
+        f.enqueued_bytes += size as u64;
         let start = now.max(f.busy_until);
         f.busy_until = start + tx;
-        let arrival = f.busy_until + self.delay;
-        let was_empty = self.pipe.is_empty();
-        let node = pipes.push_back(&mut self.pipe, arrival, pkt);
-        if f.cursor == f.pushed {
-            f.cursor_node = node;
+        Some(f.busy_until + self.delay)
+    }
+
+    /// FIFO mode: the packet admitted by `admit_fifo` is in the pipe at `node`.
+    #[inline]
+    fn piped_fifo(&mut self, node: NodeRef, arrival: SimTime, was_empty: bool) -> Next {
+        if let Some(f) = self.fifo.as_mut() {
+            if f.cursor == f.pushed {
+                f.cursor_node = node;
+            }
+            f.pushed += 1;
         }
-        f.pushed += 1;
         if was_empty {
             Next::Arrive(arrival)
         } else {
@@ -338,7 +372,18 @@ impl Link {
     /// arrival time of the next one, if any, to schedule.
     #[inline]
     pub fn take_arrival(&mut self, pipes: &mut PipeSlab) -> Option<(Packet, Option<SimTime>)> {
-        let taken = pipes.pop_front(&mut self.pipe)?;
+        let (node, next) = self.take_arrival_node(pipes)?;
+        Some((pipes.release(node), next))
+    }
+
+    /// `take_arrival` leaving the packet in its slab node, detached from this link's pipe: the
+    /// caller hands it on (`offer_node`) or releases it.
+    #[inline]
+    pub fn take_arrival_node(
+        &mut self,
+        pipes: &mut PipeSlab,
+    ) -> Option<(NodeRef, Option<SimTime>)> {
+        let taken = pipes.unlink_front(&mut self.pipe)?;
         if let Some(f) = self.fifo.as_mut() {
             f.popped += 1;
         }

@@ -132,6 +132,23 @@ impl PipeSlab {
             idx
         };
         self.used += 1;
+        self.link_back(pipe, idx, arrival);
+        NodeRef(idx)
+    }
+
+    /// Appends a node already holding its packet (taken from another pipe by `unlink_front`)
+    /// to the tail of `pipe`, arriving at `arrival`: a packet moves from one link to the next
+    /// without being copied out of the slab and back.
+    #[inline]
+    pub fn append(&mut self, pipe: &mut Pipe, at: NodeRef, arrival: SimTime) {
+        let node = &mut self.nodes[at.0 as usize];
+        node.arrival = arrival;
+        node.next = NIL;
+        self.link_back(pipe, at.0, arrival);
+    }
+
+    #[inline]
+    fn link_back(&mut self, pipe: &mut Pipe, idx: u32, arrival: SimTime) {
         if pipe.tail == NIL {
             pipe.head = idx;
         } else {
@@ -141,33 +158,60 @@ impl PipeSlab {
         }
         pipe.tail = idx;
         pipe.len += 1;
-        NodeRef(idx)
     }
 
     /// Removes the head of `pipe`; returns its packet and the arrival time of the new head.
     #[inline]
     pub fn pop_front(&mut self, pipe: &mut Pipe) -> Option<(Packet, Option<SimTime>)> {
+        let (at, next_arrival) = self.unlink_front(pipe)?;
+        Some((self.release(at), next_arrival))
+    }
+
+    /// Detaches the head of `pipe` without freeing it: the node and the arrival time of the new
+    /// head. The caller hands the node on (`append`) or gives it back (`release`, `free`).
+    #[inline]
+    pub fn unlink_front(&mut self, pipe: &mut Pipe) -> Option<(NodeRef, Option<SimTime>)> {
         if pipe.head == NIL {
             return None;
         }
         let idx = pipe.head;
-        let node = &mut self.nodes[idx as usize];
-        // Copied out field by field (all are `Copy`), not `mem::take`n: the node goes to the
-        // free list, so writing a default packet back into it would be 104 bytes of stores
-        // for nothing.
-        let pkt = Packet { ..node.pkt };
+        let node = &self.nodes[idx as usize];
         let (next, next_arrival) = (node.next, node.next_arrival);
-        node.next = self.free;
-        self.free = idx;
-        self.used -= 1;
         pipe.head = next;
         pipe.len -= 1;
         if next == NIL {
             pipe.tail = NIL;
-            return Some((pkt, None));
+            return Some((NodeRef(idx), None));
         }
         prefetch(&self.nodes[next as usize]);
-        Some((pkt, Some(next_arrival)))
+        Some((NodeRef(idx), Some(next_arrival)))
+    }
+
+    /// The packet of a detached node, for the caller to update before handing it on.
+    #[inline]
+    pub fn packet_mut(&mut self, at: NodeRef) -> &mut Packet {
+        &mut self.nodes[at.0 as usize].pkt
+    }
+
+    /// Frees a detached node and returns its packet.
+    #[inline]
+    pub fn release(&mut self, at: NodeRef) -> Packet {
+        // Copied out field by field (all are `Copy`), not `mem::take`n: the node goes to the
+        // free list, so writing a default packet back into it would be 104 bytes of stores
+        // for nothing.
+        let pkt = Packet {
+            ..self.nodes[at.0 as usize].pkt
+        };
+        self.free(at);
+        pkt
+    }
+
+    /// Frees a detached node (its packet is dropped).
+    #[inline]
+    pub fn free(&mut self, at: NodeRef) {
+        self.nodes[at.0 as usize].next = self.free;
+        self.free = at.0;
+        self.used -= 1;
     }
 
     /// The head of `pipe`.
@@ -256,6 +300,54 @@ mod tests {
         }
         // The slab never holds more nodes than were ever in flight at once.
         assert_eq!(slab.nodes.len(), peak);
+    }
+
+    /// Nodes handed from one pipe to another (`unlink_front` + `append`) keep their packets,
+    /// take their new arrival times, and leave both pipes FIFOs; freed nodes are reused.
+    #[test]
+    fn nodes_handed_between_pipes_keep_their_packets() {
+        let mut slab = PipeSlab::new();
+        let mut pipes = vec![Pipe::default(); 4];
+        let mut reference: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); 4];
+        let mut rng = SimRng::new(9, 4);
+        for step in 0..20_000u64 {
+            let (p, q) = (
+                (rng.uniform() * 4.0) as usize,
+                (rng.uniform() * 4.0) as usize,
+            );
+            let u = rng.uniform();
+            if u < 0.4 {
+                slab.push_back(&mut pipes[p], SimTime(step), pkt(step));
+                reference[p].push_back((step, step));
+            } else if u < 0.8 {
+                let got = slab.unlink_front(&mut pipes[p]);
+                let want = reference[p].pop_front();
+                assert_eq!(got.is_some(), want.is_some());
+                if let (Some((node, next)), Some((_, id))) = (got, want) {
+                    assert_eq!(next, reference[p].front().map(|&(t, _)| SimTime(t)));
+                    assert_eq!(slab.packet_mut(node).id, id);
+                    slab.append(&mut pipes[q], node, SimTime(step));
+                    reference[q].push_back((step, id));
+                }
+            } else if let Some((node, _)) = slab.unlink_front(&mut pipes[p]) {
+                let (_, id) = reference[p].pop_front().expect("reference has it");
+                if rng.uniform() < 0.5 {
+                    assert_eq!(slab.release(node).id, id);
+                } else {
+                    slab.free(node);
+                }
+            }
+            for (pipe, want) in pipes.iter().zip(&reference) {
+                let walked: Vec<(SimTime, u64)> = slab.iter(pipe).map(|(t, k)| (t, k.id)).collect();
+                let want: Vec<(SimTime, u64)> =
+                    want.iter().map(|&(t, id)| (SimTime(t), id)).collect();
+                assert_eq!(walked, want);
+            }
+            assert_eq!(
+                slab.in_use(),
+                reference.iter().map(VecDeque::len).sum::<usize>()
+            );
+        }
     }
 
     #[test]
