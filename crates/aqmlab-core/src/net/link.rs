@@ -74,7 +74,7 @@ fn tx_time(size: u32, rate_bps: u64, ns_per_byte: u64) -> SimDuration {
 /// 2 bit/s, where the factor times a `u32` size could overflow.
 fn exact_ns_per_byte(rate_bps: u64) -> u64 {
     const BIT_NS: u64 = 8_000_000_000;
-    if rate_bps >= 2 && BIT_NS % rate_bps == 0 {
+    if rate_bps >= 2 && BIT_NS.is_multiple_of(rate_bps) {
         BIT_NS / rate_bps
     } else {
         0
