@@ -409,8 +409,7 @@ impl<O: Observer> Simulator<O> {
             }
             Ev::Arrive(l) => {
                 let pipes = &mut self.world.pipes;
-                let Some((node, next)) = self.world.links[l as usize].take_arrival_node(pipes)
-                else {
+                let Some((node, next)) = self.world.links[l as usize].take_arrival(pipes) else {
                     return;
                 };
                 if let Some(t) = next {

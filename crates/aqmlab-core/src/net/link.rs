@@ -391,21 +391,11 @@ impl Link {
         (arrival, next)
     }
 
-    /// Takes the packet at the head of the pipe (its arrival event fired). Returns it and the
-    /// arrival time of the next one, if any, to schedule.
+    /// Detaches the slab node at the head of the pipe (its arrival event fired), leaving the
+    /// packet in it: the caller hands it on (`offer_node`) or releases it. Returns the node and
+    /// the arrival time of the next one, if any, to schedule.
     #[inline]
-    pub fn take_arrival(&mut self, pipes: &mut PipeSlab) -> Option<(Packet, Option<SimTime>)> {
-        let (node, next) = self.take_arrival_node(pipes)?;
-        Some((pipes.release(node), next))
-    }
-
-    /// `take_arrival` leaving the packet in its slab node, detached from this link's pipe: the
-    /// caller hands it on (`offer_node`) or releases it.
-    #[inline]
-    pub fn take_arrival_node(
-        &mut self,
-        pipes: &mut PipeSlab,
-    ) -> Option<(NodeRef, Option<SimTime>)> {
+    pub fn take_arrival(&mut self, pipes: &mut PipeSlab) -> Option<(NodeRef, Option<SimTime>)> {
         let taken = pipes.unlink_front(&mut self.pipe)?;
         if let Some(f) = self.fifo.as_mut() {
             f.popped += 1;

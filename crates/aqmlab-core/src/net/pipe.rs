@@ -160,13 +160,6 @@ impl PipeSlab {
         pipe.len += 1;
     }
 
-    /// Removes the head of `pipe`; returns its packet and the arrival time of the new head.
-    #[inline]
-    pub fn pop_front(&mut self, pipe: &mut Pipe) -> Option<(Packet, Option<SimTime>)> {
-        let (at, next_arrival) = self.unlink_front(pipe)?;
-        Some((self.release(at), next_arrival))
-    }
-
     /// Detaches the head of `pipe` without freeing it: the node and the arrival time of the new
     /// head. The caller hands the node on (`append`) or gives it back (`release`, `free`).
     #[inline]
@@ -284,7 +277,9 @@ mod tests {
                 slab.push_back(&mut pipes[p], SimTime(id), pkt(id));
                 reference[p].push_back((id, id));
             } else {
-                let got = slab.pop_front(&mut pipes[p]).map(|(k, next)| (k.id, next));
+                let got = slab
+                    .unlink_front(&mut pipes[p])
+                    .map(|(at, next)| (slab.release(at).id, next));
                 let want = reference[p]
                     .pop_front()
                     .map(|(_, id)| (id, reference[p].front().map(|&(t, _)| SimTime(t))));
