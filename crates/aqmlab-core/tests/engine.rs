@@ -67,8 +67,10 @@ impl Observer for EverySecond {
 
     fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime> {
         assert_eq!(timer, 7);
-        self.seen
-            .push((world.now, world.bottleneck().qdisc.len_pkts()));
+        self.seen.push((
+            world.now,
+            world.bottleneck().len_pkts(world.now, &world.pipes),
+        ));
         Some(world.now + SimDuration::from_secs_f64(1.0))
     }
 }

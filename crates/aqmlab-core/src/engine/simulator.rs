@@ -56,8 +56,9 @@ impl Observer for () {
 /// Engine options that do not change what is simulated, only how.
 #[derive(Copy, Clone, Debug)]
 pub struct EngineOptions {
-    /// Model lossless DropTail links (all but the bottleneck) by FIFO arithmetic instead of
-    /// queue + transmitter events. Same departures, fewer events; off only to cross-check.
+    /// Model lossless DropTail links (the bottleneck too, when it is one) by FIFO arithmetic
+    /// instead of queue + transmitter events. Same departures, fewer events; off only to
+    /// cross-check.
     pub arithmetic_fifo: bool,
 }
 
@@ -127,6 +128,14 @@ impl World {
     /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).
     pub fn bottleneck(&self) -> &Link {
         &self.links[self.net.bottleneck as usize]
+    }
+
+    /// Brings every observed link's counters and delay histogram up to `now` (see
+    /// `Link::settle`): before a measurement clears a histogram, and before final results.
+    pub fn settle_links(&mut self) {
+        for l in &mut self.links {
+            l.settle(self.now, &self.pipes);
+        }
     }
 }
 
@@ -218,19 +227,18 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
                 flows: &infos,
                 seed,
             };
-            // Host links (and the dumbbell's reverse bottleneck) are lossless DropTail FIFOs
-            // nobody samples; the measured link and a topology's own links are queued, so
-            // their queue integrals (and any qdisc timers) are tracked.
-            let arithmetic = options.arithmetic_fifo
-                && i as LinkId != net.bottleneck
-                && i >= net.declared
-                && spec.qdisc.kind() == "droptail";
+            // Every lossless DropTail link is a FIFO whose departures are known on arrival;
+            // the measured link and a topology's own links are also observed (per-flow
+            // counters, queue integral, sojourns), which the results read.
+            let observed = i as LinkId == net.bottleneck || i < net.declared;
+            let arithmetic = options.arithmetic_fifo && spec.qdisc.kind() == "droptail";
             let mut link = Link::new(
                 spec,
                 spec.qdisc.build(&ctx),
                 SimRng::new(seed, component::QDISC_BASE + i as u64),
                 SimRng::new(seed, component::LOSS_BASE + i as u64),
                 arithmetic,
+                observed,
             );
             if i as LinkId == net.bottleneck {
                 link.on_depart = Some(DelayHistogram::record_departure);
@@ -409,7 +417,8 @@ impl<O: Observer> Simulator<O> {
             }
             Ev::Arrive(l) => {
                 let pipes = &mut self.world.pipes;
-                let Some((node, next)) = self.world.links[l as usize].take_arrival(pipes) else {
+                let Some((node, next)) = self.world.links[l as usize].take_arrival(now, pipes)
+                else {
                     return;
                 };
                 if let Some(t) = next {

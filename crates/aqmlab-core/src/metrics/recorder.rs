@@ -127,6 +127,7 @@ impl Recorder {
     }
 
     fn open_window(&mut self, world: &mut World) {
+        world.settle_links();
         let b = world.bottleneck();
         self.snapshot = Snapshot {
             delivered: (0..world.flows.len())
@@ -147,16 +148,16 @@ impl Recorder {
                 .iter()
                 .map(|f| f.source.tcp_stats().timeouts)
                 .collect(),
-            bottleneck: b.qdisc.stats().clone(),
+            bottleneck: b.stats(world.now, &world.pipes).into_owned(),
             bottleneck_served_bits: b.served_bits(world.now, &world.pipes),
             bottleneck_lost: b.lost_on_wire,
             declared: world.links[..world.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
-                    stats: l.stats().into_owned(),
+                    stats: l.stats(world.now, &world.pipes).into_owned(),
                     served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
-                    queue_area: l.queue_area(world.now),
+                    queue_area: l.queue_area(world.now, &world.pipes),
                 })
                 .collect(),
         };
@@ -169,9 +170,10 @@ impl Recorder {
         let b = world.bottleneck();
         let s = &mut self.series;
         s.t.push(world.now.as_secs_f64());
-        s.qlen_pkts.push(b.qdisc.len_pkts() as f64);
-        s.qlen_bytes.push(b.qdisc.len_bytes() as f64);
-        let area = b.queue_area(world.now);
+        s.qlen_pkts.push(b.len_pkts(world.now, &world.pipes) as f64);
+        s.qlen_bytes
+            .push(b.len_bytes(world.now, &world.pipes) as f64);
+        let area = b.queue_area(world.now, &world.pipes);
         let interval = self.sample_interval.0 as f64;
         // The first sample (t = 0) has no interval behind it: the queue is empty then.
         s.qlen_avg.push(if s.t.len() == 1 {
@@ -182,7 +184,7 @@ impl Recorder {
         s.last_area = area;
         let first = s.probe_names.is_empty() && s.t.len() == 1;
         let mut k = 0;
-        b.qdisc.probe(&mut |name, v| {
+        b.probe(&mut |name, v| {
             if first {
                 s.probe_names.push(name);
                 s.probes.push(Vec::new());
@@ -268,7 +270,7 @@ impl Recorder {
                 .iter()
                 .filter(|&&l| (l as usize) < world.net.declared)
                 .fold((0, 0), |(d, m), &l| {
-                    let now = at(&world.links[l as usize].stats());
+                    let now = world.links[l as usize].flow_counters(i as FlowId);
                     let then = self
                         .snapshot
                         .declared
@@ -278,7 +280,7 @@ impl Recorder {
                     (d + now.drops - then.drops, m + now.marks - then.marks)
                 });
         }
-        let now = world.bottleneck().qdisc.stats().flow_counters(i as FlowId);
+        let now = world.bottleneck().flow_counters(i as FlowId);
         let then = self.snapshot.bottleneck.flow_counters(i as FlowId);
         (now.drops - then.drops, now.marks - then.marks)
     }

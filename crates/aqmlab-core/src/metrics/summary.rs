@@ -131,7 +131,7 @@ impl Summary {
     pub(crate) fn build(world: &World, rec: &Recorder) -> Summary {
         let f = &world.scenario.file;
         let b = world.bottleneck();
-        let st = b.qdisc.stats();
+        let st = b.stats(world.now, &world.pipes);
         let snap = &rec.snapshot;
         let s0 = &snap.bottleneck;
         let w = world.window_secs();
@@ -282,11 +282,11 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
         .map(|(i, l)| {
             let zero = LinkSnapshot::default();
             let s0 = rec.snapshot.declared.get(i).unwrap_or(&zero);
-            let st = l.stats();
+            let st = l.stats(world.now, &world.pipes);
             let arrivals = st.arrivals - s0.stats.arrivals;
             let drops = st.drops() - s0.stats.drops();
             let lost = l.lost_on_wire - s0.lost;
-            let area = l.queue_area(world.now) - s0.queue_area;
+            let area = l.queue_area(world.now, &world.pipes) - s0.queue_area;
             LinkSummary {
                 link: role_name(&l.role),
                 qdisc: world.net.topology.links[i].qdisc.kind().to_string(),

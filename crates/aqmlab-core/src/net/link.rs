@@ -8,20 +8,28 @@
 //! Two modes:
 //! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
 //!   (`TxDone`) per packet dequeues the next one. This is what the bottleneck always uses.
-//! - **FIFO arithmetic** (lossless DropTail links: access, sink and reverse links): a FIFO's
-//!   departure times are known at arrival (`start = max(now, busy_until)`), so the packet goes
-//!   straight into the pipe with its arrival time at the far end, and no transmitter event or
-//!   qdisc call is needed. The queue length at any instant is the number of piped packets whose
-//!   transmission has not started, which is what the DropTail overflow check uses. Departure
-//!   times, drops and counters are identical to the queued model of the same FIFO.
+//! - **FIFO arithmetic** (every lossless DropTail link: access, sink and reverse links, and the
+//!   bottleneck when it is DropTail): a FIFO's departure times are known at arrival
+//!   (`start = max(now, busy_until)`), so the packet goes straight into the pipe with its
+//!   arrival time at the far end, and no transmitter event or qdisc call is needed. The queue
+//!   length at any instant is the number of piped packets whose transmission has not started,
+//!   which is what the DropTail overflow check uses. Departure times, drops and counters are
+//!   identical to the queued model of the same FIFO.
+//!
+//! An **observed** FIFO-arithmetic link (the measured link, a topology's declared links) also
+//! keeps what the queued model's qdisc would have counted: per-flow arrivals and drops, the
+//! queue-length integral, and each packet's sojourn for the delay histogram, recorded when the
+//! cursor over its pipe passes a packet whose transmission has started. Its cursor never skips
+//! a packet (an unobserved link's may jump to the pipe's head or tail), so these are exact.
 
 use std::borrow::Cow;
 
 use crate::aqm::Reason;
-use crate::net::packet::Packet;
+use crate::net::flow_map::DenseFlowMap;
+use crate::net::packet::{FlowId, Packet};
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
-use crate::qdisc::{BufferLimit, Qdisc, QdiscStats};
+use crate::qdisc::{BufferLimit, FlowCounters, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
@@ -55,6 +63,31 @@ struct Fifo {
     popped: u64,
     cursor: u64,
     cursor_node: NodeRef,
+    /// Keeps `Observed` up to date (its cursor then passes every packet one by one).
+    observed: bool,
+}
+
+/// What an observed FIFO-arithmetic link counts besides `Fifo`'s aggregates: what the queued
+/// model's qdisc and queue integral would hold. "Started" sums cover the packets the cursor has
+/// passed; a read at `now` adds those started since (`Link::view`).
+#[derive(Default)]
+struct Observed {
+    per_flow: DenseFlowMap<FlowCounters>,
+    started_bytes: u64,
+    /// Σ (start − enqueue time) over started packets, ns: their part of the queue integral.
+    started_wait: u128,
+    /// Σ enqueue time over all enqueued packets, and over the started ones, ns: the waiting
+    /// packets' part of the integral at `now` is `waiting·now − (enqueued_at − started_at)`.
+    enqueued_at: u128,
+    started_at: u128,
+}
+
+/// An observed link's queue at one instant (`Link::view`).
+struct FifoView {
+    waiting: u64,
+    waiting_bytes: u64,
+    /// Time integral of the queue length from the start, packet·ns.
+    area: u128,
 }
 
 /// `SimDuration::transmission(size, rate_bps)` by a multiplication when the rate divides
@@ -144,18 +177,22 @@ pub struct Link {
     /// Sojourn times of departing packets go to this hook when set (bottleneck only).
     pub on_depart: Option<fn(&mut crate::metrics::DelayHistogram, SimTime, &Packet)>,
     pub delay_hist: crate::metrics::DelayHistogram,
+    /// Observed FIFO-arithmetic mode's counters (empty otherwise).
+    obs: Observed,
 }
 
 impl Link {
     /// A link as `spec` describes it, with its built qdisc and its two random streams.
-    /// `arithmetic_fifo`: use FIFO-arithmetic mode (the caller checks the qdisc is DropTail and
-    /// nothing needs per-packet queue observations on this link).
+    /// `arithmetic_fifo`: use FIFO-arithmetic mode if the link is lossless (the caller checks the
+    /// qdisc is DropTail); `observed`: keep per-flow counters, the queue integral and sojourn
+    /// times in that mode (a link the results report on).
     pub fn new(
         spec: &LinkSpec,
         qdisc: Box<dyn Qdisc>,
         rng: SimRng,
         loss_rng: SimRng,
         arithmetic_fifo: bool,
+        observed: bool,
     ) -> Link {
         let fifo = (arithmetic_fifo && spec.loss == 0.0).then_some(Fifo {
             limit: spec.buffer,
@@ -168,6 +205,7 @@ impl Link {
             popped: 0,
             cursor: 0,
             cursor_node: NodeRef::NONE,
+            observed,
         });
         Link {
             to: spec.to,
@@ -190,6 +228,7 @@ impl Link {
             q_last_len: 0,
             on_depart: None,
             delay_hist: crate::metrics::DelayHistogram::default(),
+            obs: Observed::default(),
         }
     }
 
@@ -201,8 +240,35 @@ impl Link {
     }
 
     /// Time integral of the queue length from the start to `now`, in packet·nanoseconds.
-    pub fn queue_area(&self, now: SimTime) -> u128 {
-        self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128
+    /// (Zero on an unobserved FIFO-arithmetic link, which keeps no integral.)
+    pub fn queue_area(&self, now: SimTime, pipes: &PipeSlab) -> u128 {
+        match &self.fifo {
+            Some(_) => self.view(now, pipes).area,
+            None => self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128,
+        }
+    }
+
+    /// Packets waiting in the queue at `now` (not yet being transmitted).
+    pub fn len_pkts(&self, now: SimTime, pipes: &PipeSlab) -> usize {
+        match &self.fifo {
+            Some(_) => self.view(now, pipes).waiting as usize,
+            None => self.qdisc.len_pkts(),
+        }
+    }
+
+    /// Bytes waiting in the queue at `now`.
+    pub fn len_bytes(&self, now: SimTime, pipes: &PipeSlab) -> u64 {
+        match &self.fifo {
+            Some(_) => self.view(now, pipes).waiting_bytes,
+            None => self.qdisc.len_bytes(),
+        }
+    }
+
+    /// The algorithm's internal variables (none in FIFO-arithmetic mode: DropTail has none).
+    pub fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        if self.fifo.is_none() {
+            self.qdisc.probe(out);
+        }
     }
 
     /// Offers a packet to the link's egress.
@@ -223,10 +289,11 @@ impl Link {
     }
 
     #[inline]
-    fn offer_fifo(&mut self, now: SimTime, pkt: Packet, pipes: &mut PipeSlab) -> Next {
-        let Some(arrival) = self.admit_fifo(now, pkt.size_bytes, pipes) else {
+    fn offer_fifo(&mut self, now: SimTime, mut pkt: Packet, pipes: &mut PipeSlab) -> Next {
+        let Some(arrival) = self.admit_fifo(now, pkt.size_bytes, pkt.flow, pipes) else {
             return Next::Nothing;
         };
+        pkt.enqueued = now;
         let was_empty = self.pipe.is_empty();
         let node = pipes.push_back(&mut self.pipe, arrival, pkt);
         self.piped_fifo(node, arrival, was_empty)
@@ -243,11 +310,17 @@ impl Link {
     /// as `offer` with the packet copied out, without the two copies.
     #[inline]
     pub fn offer_node(&mut self, now: SimTime, node: NodeRef, pipes: &mut PipeSlab) -> Next {
-        let size = pipes.get(node).1.size_bytes;
-        let Some(arrival) = self.admit_fifo(now, size, pipes) else {
+        let (_, pkt) = pipes.get(node);
+        let (size, flow) = (pkt.size_bytes, pkt.flow);
+        let Some(arrival) = self.admit_fifo(now, size, flow, pipes) else {
             pipes.free(node);
             return Next::Nothing;
         };
+        // Only an observed link reads the enqueue time back (its sojourns and queue integral);
+        // every qdisc sets its own, so elsewhere the store would be dead.
+        if self.obs_on() {
+            pipes.packet_mut(node).enqueued = now;
+        }
         let was_empty = self.pipe.is_empty();
         pipes.append(&mut self.pipe, node, arrival);
         self.piped_fifo(node, arrival, was_empty)
@@ -256,9 +329,16 @@ impl Link {
     /// FIFO mode: counts an arriving packet of `size` bytes and decides whether it fits; if it
     /// does, books its transmission and returns its arrival time at the far end.
     #[inline]
-    fn admit_fifo(&mut self, now: SimTime, size: u32, pipes: &PipeSlab) -> Option<SimTime> {
+    fn admit_fifo(
+        &mut self,
+        now: SimTime,
+        size: u32,
+        flow: FlowId,
+        pipes: &PipeSlab,
+    ) -> Option<SimTime> {
         let waiting = self.advance_waiting(now, pipes);
         let waiting_bytes = match self.fifo.as_ref() {
+            Some(f) if f.observed => f.enqueued_bytes - self.obs.started_bytes,
             Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && waiting > 0 => pipes
                 .iter_from(f.cursor_node)
                 .map(|(_, p)| p.size_bytes as u64)
@@ -267,11 +347,19 @@ impl Link {
         };
         let f = self.fifo.as_mut()?;
         let tx = tx_time(size, self.rate_bps, f.ns_per_byte);
-        // Aggregate counters only: per-flow counters are read on the measured link and a
-        // topology's declared links, which are never FIFO-arithmetic, and keeping them here cost
-        // a hash-map update per packet on every host link and the dumbbell's reverse bottleneck.
+        // Per-flow counters only where they are read (observed links): on every host link and
+        // the dumbbell's reverse bottleneck they cost a map update per packet for nothing.
         f.arrival_bytes += size as u64;
-        if f.limit.would_overflow(waiting, waiting_bytes, size) {
+        let overflow = f.limit.would_overflow(waiting, waiting_bytes, size);
+        if f.observed {
+            let c = self.obs.per_flow.entry(flow);
+            c.arrivals += 1;
+            c.drops += overflow as u64;
+            if !overflow {
+                self.obs.enqueued_at += now.0 as u128;
+            }
+        }
+        if overflow {
             f.overflows += 1;
             return None;
         }
@@ -330,6 +418,9 @@ impl Link {
         let Some(f) = self.fifo.as_mut() else {
             return 0;
         };
+        if f.observed {
+            return self.advance_observed(now, pipes);
+        }
         if f.busy_until <= now {
             f.cursor = f.pushed;
             f.cursor_node = NodeRef::NONE;
@@ -350,6 +441,107 @@ impl Link {
             f.cursor_node = pipes.next(f.cursor_node);
         }
         (f.pushed - f.cursor) as usize
+    }
+
+    /// Whether the link is in observed FIFO-arithmetic mode.
+    #[inline]
+    fn obs_on(&self) -> bool {
+        self.fifo.as_ref().is_some_and(|f| f.observed)
+    }
+
+    /// Observed FIFO mode: moves the cursor past every packet whose transmission started at or
+    /// before `now`, one by one, counting each as the queued model counts a dequeue (its bytes,
+    /// its part of the queue integral, its sojourn for the departure hook). Returns the number
+    /// of packets still waiting.
+    fn advance_observed(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
+        let Link {
+            fifo: Some(f),
+            obs,
+            delay,
+            rate_bps,
+            on_depart,
+            delay_hist,
+            ..
+        } = self
+        else {
+            return 0;
+        };
+        while f.cursor < f.pushed {
+            let (arrival, pkt) = pipes.get(f.cursor_node);
+            let start = start_of(
+                *delay,
+                tx_time(pkt.size_bytes, *rate_bps, f.ns_per_byte),
+                arrival,
+            );
+            if start > now {
+                break;
+            }
+            obs.started_bytes += pkt.size_bytes as u64;
+            obs.started_wait += (start.0 - pkt.enqueued.0) as u128;
+            obs.started_at += pkt.enqueued.0 as u128;
+            if let Some(hook) = on_depart {
+                hook(delay_hist, start, pkt);
+            }
+            f.cursor += 1;
+            f.cursor_node = pipes.next(f.cursor_node);
+        }
+        (f.pushed - f.cursor) as usize
+    }
+
+    /// An observed FIFO link's queue at `now` without moving its cursor: its sums plus the
+    /// packets that started since the cursor's last move (few: the cursor moves at every
+    /// arrival). On an unobserved link only `waiting` and `waiting_bytes` mean anything.
+    fn view(&self, now: SimTime, pipes: &PipeSlab) -> FifoView {
+        let Some(f) = &self.fifo else {
+            return FifoView {
+                waiting: self.qdisc.len_pkts() as u64,
+                waiting_bytes: self.qdisc.len_bytes(),
+                area: 0,
+            };
+        };
+        if !f.observed {
+            let b = self.backlog(now, pipes);
+            return FifoView {
+                waiting: b.waiting as u64,
+                waiting_bytes: b.waiting_bytes,
+                area: 0,
+            };
+        }
+        let o = &self.obs;
+        let (mut n, mut bytes, mut wait, mut at) =
+            (f.cursor, o.started_bytes, o.started_wait, o.started_at);
+        let mut node = f.cursor_node;
+        while n < f.pushed {
+            let (arrival, pkt) = pipes.get(node);
+            let start = start_of(
+                self.delay,
+                tx_time(pkt.size_bytes, self.rate_bps, f.ns_per_byte),
+                arrival,
+            );
+            if start > now {
+                break;
+            }
+            bytes += pkt.size_bytes as u64;
+            wait += (start.0 - pkt.enqueued.0) as u128;
+            at += pkt.enqueued.0 as u128;
+            n += 1;
+            node = pipes.next(node);
+        }
+        let waiting = f.pushed - n;
+        FifoView {
+            waiting,
+            waiting_bytes: f.enqueued_bytes - bytes,
+            area: wait + waiting as u128 * now.0 as u128 - (o.enqueued_at - at),
+        }
+    }
+
+    /// Observed FIFO mode: brings the counters up to `now` (every packet that started by then
+    /// is counted and its sojourn recorded). The engine calls it before an observer clears the
+    /// delay histogram and at the end of the run; elsewhere counters are read through `view`.
+    pub fn settle(&mut self, now: SimTime, pipes: &PipeSlab) {
+        if self.obs_on() {
+            self.advance_observed(now, pipes);
+        }
     }
 
     /// Dequeues the next packet and starts serialising it (queued mode).
@@ -395,7 +587,18 @@ impl Link {
     /// packet in it: the caller hands it on (`offer_node`) or releases it. Returns the node and
     /// the arrival time of the next one, if any, to schedule.
     #[inline]
-    pub fn take_arrival(&mut self, pipes: &mut PipeSlab) -> Option<(NodeRef, Option<SimTime>)> {
+    pub fn take_arrival(
+        &mut self,
+        now: SimTime,
+        pipes: &mut PipeSlab,
+    ) -> Option<(NodeRef, Option<SimTime>)> {
+        if let Some(f) = self.fifo.as_ref() {
+            // An observed link's cursor must pass the head before it leaves (it started long
+            // ago, but no arrival has moved the cursor since).
+            if f.observed && f.cursor == f.popped && f.cursor < f.pushed {
+                self.advance_observed(now, pipes);
+            }
+        }
         let taken = pipes.unlink_front(&mut self.pipe)?;
         if let Some(f) = self.fifo.as_mut() {
             f.popped += 1;
@@ -403,15 +606,19 @@ impl Link {
         Some(taken)
     }
 
-    /// The link's queueing counters (arrivals, drops, marks per reason; per flow in queued mode
-    /// only: a FIFO-arithmetic link keeps no per-flow counters).
-    pub fn stats(&self) -> Cow<'_, QdiscStats> {
+    /// The link's queueing counters at `now` (arrivals, drops, marks per reason; per flow in
+    /// queued and observed FIFO mode only: an unobserved FIFO-arithmetic link keeps none).
+    pub fn stats(&self, now: SimTime, pipes: &PipeSlab) -> Cow<'_, QdiscStats> {
         match &self.fifo {
             Some(f) => {
+                let v = self.view(now, pipes);
                 let mut st = QdiscStats {
                     arrivals: f.pushed + f.overflows,
                     arrival_bytes: f.arrival_bytes,
                     enqueued: f.pushed,
+                    dequeued: f.pushed - v.waiting,
+                    dequeued_bytes: f.enqueued_bytes - v.waiting_bytes,
+                    per_flow: self.obs.per_flow.clone(),
                     ..QdiscStats::default()
                 };
                 st.dropped_before_enqueue[Reason::Overflow as usize] = f.overflows;
@@ -421,9 +628,17 @@ impl Link {
         }
     }
 
+    /// One flow's counters here (zero on an unobserved FIFO-arithmetic link).
+    pub fn flow_counters(&self, flow: FlowId) -> FlowCounters {
+        match &self.fifo {
+            Some(_) => self.obs.per_flow.get(flow).copied().unwrap_or_default(),
+            None => self.qdisc.stats().flow_counters(flow),
+        }
+    }
+
     /// Counters at `now`, consistent with each other: arrivals = dequeued + drops + backlog.
     pub fn counters(&self, now: SimTime, pipes: &PipeSlab) -> LinkCounters {
-        let st = self.stats();
+        let st = self.stats(now, pipes);
         match &self.fifo {
             None => LinkCounters {
                 arrivals: st.arrivals,

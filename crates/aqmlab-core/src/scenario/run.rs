@@ -68,6 +68,7 @@ impl engine::Simulator<Recorder> {
         self.run_until(self.world().end);
         let events = self.events_processed();
         let (mut world, recorder) = self.into_parts();
+        world.settle_links();
         let tcp_trace = trace_table(&mut world);
         debug_assert!(world.links.iter().all(|l| {
             let c = l.counters(world.now, &world.pipes);
