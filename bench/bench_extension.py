@@ -9,9 +9,14 @@ with earlier rows of docs/performance.md.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
+
+# As the CLI does (aqmlab/cli.py): otherwise numpy's OpenBLAS threads, started when the first
+# result table is built, busy-wait on the other core and their CPU lands in process_time().
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from aqmlab import _core
 
