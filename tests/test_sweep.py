@@ -276,3 +276,15 @@ def test_dask_local_cluster(tmp_path: Path):
         df = sweep.run_points(pts, tmp_path, scheduler=cluster.scheduler_address, progress=False)
     assert df["error"].isna().all() and len(df) == 2
     assert all(sweep.is_complete(Path(d)) for d in df["run_dir"])
+
+
+def test_cache_key_follows_the_model_identity(monkeypatch: pytest.MonkeyPatch):
+    """A run cached by a build with other results (another model identity) is not served."""
+    from aqmlab import _core
+
+    text = sweep.resolve_point(sweep.grid(BASE, {}, seeds=[1])[0])
+    key = sweep.point_hash(text)
+    assert len(_core.model_id()) == 16
+    assert sweep.point_hash(text) == key
+    monkeypatch.setattr(_core, "model_id", lambda: "0" * 16)
+    assert sweep.point_hash(text) != key

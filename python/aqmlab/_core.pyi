@@ -14,6 +14,7 @@ __all__ = [
     "ScenarioError",
     "algorithms",
     "metrics",
+    "model_id",
     "replay",
     "run",
     "schema_json",
@@ -50,6 +51,10 @@ class _AlgorithmDoc(TypedDict):
     params: list[_ParamDoc]
 
 def version() -> str: ...
+def model_id() -> str:
+    """Which behaviour of the model this build has (16 hex digits): changes whenever any run's
+    results may change, unlike the version."""
+
 def validate(toml_text: str) -> str: ...
 def metrics() -> list[dict[str, Any]]:
     """The metric registry: ``[{"key", "scope", "label", "short", "unit", "description",

@@ -244,8 +244,12 @@ def resolve_point(point: Point) -> str:
 
 
 def point_hash(resolved_toml: str) -> str:
-    """The cache key of a run: sha256 of its resolved scenario TOML."""
-    return sha256(resolved_toml.encode("utf-8")).hexdigest()
+    """The cache key of a run: sha256 of the core's model identity and the resolved scenario
+    TOML. The identity (``_core.model_id()``) changes whenever a build's results may differ, so
+    a sweep resumed after an upgrade re-runs its points instead of mixing two models' results."""
+    from aqmlab import _core
+
+    return sha256(f"{_core.model_id()}\n{resolved_toml}".encode()).hexdigest()
 
 
 def cached_summary(run_dir: Path) -> dict[str, Any] | None:

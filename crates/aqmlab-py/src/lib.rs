@@ -28,6 +28,13 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Which behaviour of the model this build has (16 hex digits; changes whenever any run's
+/// results may change, unlike the version): the run cache's key includes it.
+#[pyfunction]
+fn model_id() -> String {
+    format!("{:016x}", aqmlab_core::MODEL_ID)
+}
+
 /// Validates scenario TOML text and returns it resolved: every default written out.
 /// Raises `ScenarioError` naming the offending key.
 #[pyfunction]
@@ -316,6 +323,7 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(model_id, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
