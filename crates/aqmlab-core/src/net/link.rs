@@ -162,8 +162,11 @@ pub struct Link {
     pub rng: SimRng,
     loss: f64,
     loss_rng: SimRng,
-    /// The packet being serialised (queued mode), and when its serialisation started.
-    transmitting: Option<Packet>,
+    /// The slab node of the packet being serialised (queued mode; `NodeRef::NONE` when idle),
+    /// its size, and when its serialisation started. The packet waits in its node, which joins
+    /// the pipe when the transmission ends: one copy fewer than holding it here.
+    transmitting: NodeRef,
+    tx_size: u32,
     tx_started: SimTime,
     /// Packets/bytes that finished transmission (queued mode), packets lost on the wire.
     tx_packets: u64,
@@ -217,7 +220,8 @@ impl Link {
             fifo,
             loss: spec.loss,
             loss_rng,
-            transmitting: None,
+            transmitting: NodeRef::NONE,
+            tx_size: 0,
             tx_started: SimTime::ZERO,
             pipe: Pipe::default(),
             tx_packets: 0,
@@ -279,8 +283,8 @@ impl Link {
         }
         self.integrate_queue(now);
         self.qdisc.enqueue(now, pkt, &mut self.rng);
-        let next = if self.transmitting.is_none() {
-            self.start_next(now)
+        let next = if self.transmitting == NodeRef::NONE {
+            self.start_next(now, pipes)
         } else {
             Next::Nothing
         };
@@ -546,7 +550,7 @@ impl Link {
 
     /// Dequeues the next packet and starts serialising it (queued mode).
     #[inline]
-    fn start_next(&mut self, now: SimTime) -> Next {
+    fn start_next(&mut self, now: SimTime, pipes: &mut PipeSlab) -> Next {
         let Some(pkt) = self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}) else {
             return Next::Nothing;
         };
@@ -554,7 +558,8 @@ impl Link {
             hook(&mut self.delay_hist, now, &pkt);
         }
         let done = now + SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
-        self.transmitting = Some(pkt);
+        self.tx_size = pkt.size_bytes;
+        self.transmitting = pipes.hold(pkt);
         self.tx_started = now;
         Next::TxDone(done)
     }
@@ -564,21 +569,23 @@ impl Link {
     #[inline]
     pub fn on_tx_done(&mut self, now: SimTime, pipes: &mut PipeSlab) -> (Next, Next) {
         let mut arrival = Next::Nothing;
-        if let Some(pkt) = self.transmitting.take() {
+        let node = std::mem::replace(&mut self.transmitting, NodeRef::NONE);
+        if node != NodeRef::NONE {
             self.tx_packets += 1;
-            self.tx_bytes += pkt.size_bytes as u64;
+            self.tx_bytes += self.tx_size as u64;
             if self.loss > 0.0 && self.loss_rng.uniform() < self.loss {
                 self.lost_on_wire += 1;
+                pipes.free(node);
             } else {
                 let at = now + self.delay;
                 if self.pipe.is_empty() {
                     arrival = Next::Arrive(at);
                 }
-                pipes.push_back(&mut self.pipe, at, pkt);
+                pipes.append(&mut self.pipe, node, at);
             }
         }
         self.integrate_queue(now);
-        let next = self.start_next(now);
+        let next = self.start_next(now, pipes);
         self.q_last_len = self.qdisc.len_pkts() as u64;
         (arrival, next)
     }
@@ -647,7 +654,7 @@ impl Link {
                 drops: st.drops(),
                 marks: st.marks(),
                 backlog: self.qdisc.len_pkts() as u64,
-                in_flight: (self.pipe.len() + self.transmitting.is_some() as usize) as u64,
+                in_flight: self.nodes_held() as u64,
                 tx_packets: self.tx_packets,
                 tx_bytes: self.tx_bytes,
                 lost_on_wire: self.lost_on_wire,
@@ -687,11 +694,13 @@ impl Link {
         };
         match &self.fifo {
             None => {
+                let sending = self.transmitting != NodeRef::NONE;
                 self.tx_bytes as u128 * 8
-                    + self
-                        .transmitting
-                        .as_ref()
-                        .map_or(0, |p| partial(p.size_bytes, self.tx_started))
+                    + if sending {
+                        partial(self.tx_size, self.tx_started)
+                    } else {
+                        0
+                    }
             }
             Some(f) => {
                 let b = self.backlog(now, pipes);
@@ -703,6 +712,11 @@ impl Link {
                 f.enqueued_bytes as u128 * 8 - unsent
             }
         }
+    }
+
+    /// Slab nodes this link holds: its pipe, and the transmitter's packet (queued mode).
+    pub fn nodes_held(&self) -> usize {
+        self.pipe.len() + (self.transmitting != NodeRef::NONE) as usize
     }
 
     /// Whether the link uses FIFO-arithmetic mode.

@@ -136,6 +136,13 @@ impl PipeSlab {
         NodeRef(idx)
     }
 
+    /// A node holding `pkt` in no pipe yet (a transmitter's packet): `append` puts it in one
+    /// when its transmission ends, `free` drops it.
+    #[inline]
+    pub fn hold(&mut self, pkt: Packet) -> NodeRef {
+        self.push_back(&mut Pipe::default(), SimTime::ZERO, pkt)
+    }
+
     /// Appends a node already holding its packet (taken from another pipe by `unlink_front`)
     /// to the tail of `pipe`, arriving at `arrival`: a packet moves from one link to the next
     /// without being copied out of the slab and back.

@@ -74,6 +74,11 @@ impl engine::Simulator<Recorder> {
             let c = l.counters(world.now, &world.pipes);
             c.arrivals == c.dequeued + c.drops + c.backlog
         }));
+        // Every slab node in use belongs to a link (none leaked by a drop or a loss on the wire).
+        debug_assert_eq!(
+            world.pipes.in_use(),
+            world.links.iter().map(|l| l.nodes_held()).sum::<usize>()
+        );
         let r = recorder.finish(&world);
         let value = r.summary.to_value();
         RunOutput {
