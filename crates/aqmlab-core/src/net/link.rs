@@ -7,7 +7,8 @@
 //!
 //! Two modes:
 //! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
-//!   (`TxDone`) per packet dequeues the next one. This is what the bottleneck always uses.
+//!   (`TxDone`) per packet dequeues the next one. Every AQM bottleneck, and any lossy link,
+//!   uses it.
 //! - **FIFO arithmetic** (every lossless DropTail link: access, sink and reverse links, and the
 //!   bottleneck when it is DropTail): a FIFO's departure times are known at arrival
 //!   (`start = max(now, busy_until)`), so the packet goes straight into the pipe with its
