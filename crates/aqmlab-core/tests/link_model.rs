@@ -15,7 +15,7 @@
 //! hop's arrivals off the next hop's departure grid.
 
 mod common;
-use aqmlab_core::scenario::run::{EngineOptions, Simulator};
+use aqmlab_core::scenario::run::{EngineOptions, RunOutput, Simulator};
 use aqmlab_core::scenario::Scenario;
 use common::*;
 
@@ -120,24 +120,8 @@ fn arithmetic_declared_links_equal_queued_ones() {
 
 /// Both models on `toml`: every result table and the summary must be identical, with fewer
 /// events in the arithmetic model.
-fn equal_results(toml: &str) -> aqmlab_core::scenario::run::RunOutput {
-    let s = Scenario::from_toml_str(toml).unwrap();
-    let fast = Simulator::with_options(
-        &s,
-        EngineOptions {
-            arithmetic_fifo: true,
-        },
-    )
-    .finish();
-    let slow = Simulator::with_options(
-        &s,
-        EngineOptions {
-            arithmetic_fifo: false,
-        },
-    )
-    .finish();
-    assert_conserved(&fast);
-    assert_conserved(&slow);
+fn equal_results(toml: &str) -> RunOutput {
+    let (fast, slow) = both_models(toml);
     assert_eq!(fast.summary_json, slow.summary_json);
     for (name, a, b) in [
         ("queue", &fast.queue, &slow.queue),
@@ -158,18 +142,8 @@ fn equal_results(toml: &str) -> aqmlab_core::scenario::run::RunOutput {
     fast
 }
 
-/// Column equality with NaN equal to itself (unfinished transfers have NaN completion times).
-fn same_bits(a: &aqmlab_core::metrics::Column, b: &aqmlab_core::metrics::Column) -> bool {
-    use aqmlab_core::metrics::Column;
-    match (a, b) {
-        (Column::F64(x), Column::F64(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        _ => a == b,
-    }
-}
-
-fn equal_models(toml: &str) {
+/// `toml` run in the arithmetic model and in the queued one, each checked for conservation.
+fn both_models(toml: &str) -> (RunOutput, RunOutput) {
     let s = Scenario::from_toml_str(toml).unwrap();
     let fast = Simulator::with_options(
         &s,
@@ -187,6 +161,22 @@ fn equal_models(toml: &str) {
     .finish();
     assert_conserved(&fast);
     assert_conserved(&slow);
+    (fast, slow)
+}
+
+/// Column equality with NaN equal to itself (unfinished transfers have NaN completion times).
+fn same_bits(a: &aqmlab_core::metrics::Column, b: &aqmlab_core::metrics::Column) -> bool {
+    use aqmlab_core::metrics::Column;
+    match (a, b) {
+        (Column::F64(x), Column::F64(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        _ => a == b,
+    }
+}
+
+fn equal_models(toml: &str) {
+    let (fast, slow) = both_models(toml);
     let roles = roles(&fast);
     let access = roles.iter().position(|r| r == "access.0").unwrap();
     let drops = col_i64(&fast.links, "drops")[access];

@@ -74,13 +74,53 @@ struct Fifo {
 #[derive(Default)]
 struct Observed {
     per_flow: DenseFlowMap<FlowCounters>,
-    started_bytes: u64,
-    /// Σ (start − enqueue time) over started packets, ns: their part of the queue integral.
-    started_wait: u128,
-    /// Σ enqueue time over all enqueued packets, and over the started ones, ns: the waiting
-    /// packets' part of the integral at `now` is `waiting·now − (enqueued_at − started_at)`.
+    started: Started,
+    /// Σ enqueue time over all enqueued packets, ns: the waiting packets' part of the queue
+    /// integral at `now` is `waiting·now − (enqueued_at − started.at)`.
     enqueued_at: u128,
-    started_at: u128,
+}
+
+/// Sums over the packets of an observed FIFO whose transmission has started.
+#[derive(Copy, Clone, Default)]
+struct Started {
+    bytes: u64,
+    /// Σ (start − enqueue time), ns: their part of the queue integral.
+    wait: u128,
+    /// Σ enqueue time, ns.
+    at: u128,
+}
+
+/// Walks an observed FIFO's pipe from its cursor past every packet whose transmission started
+/// at or before `now`, adding each to `sums` and passing it with its start time to `each`;
+/// returns the new cursor (entry number, slab node). Start times increase along the pipe.
+#[inline]
+fn pass_started(
+    f: &Fifo,
+    (delay, rate_bps): (SimDuration, u64),
+    pipes: &PipeSlab,
+    now: SimTime,
+    sums: &mut Started,
+    mut each: impl FnMut(SimTime, &Packet),
+) -> (u64, NodeRef) {
+    let (mut cursor, mut node) = (f.cursor, f.cursor_node);
+    while cursor < f.pushed {
+        let (arrival, pkt) = pipes.get(node);
+        let start = start_of(
+            delay,
+            tx_time(pkt.size_bytes, rate_bps, f.ns_per_byte),
+            arrival,
+        );
+        if start > now {
+            break;
+        }
+        sums.bytes += pkt.size_bytes as u64;
+        sums.wait += (start.0 - pkt.enqueued.0) as u128;
+        sums.at += pkt.enqueued.0 as u128;
+        each(start, pkt);
+        cursor += 1;
+        node = pipes.next(node);
+    }
+    (cursor, node)
 }
 
 /// An observed link's queue at one instant (`Link::view`).
@@ -248,7 +288,7 @@ impl Link {
     /// (Zero on an unobserved FIFO-arithmetic link, which keeps no integral.)
     pub fn queue_area(&self, now: SimTime, pipes: &PipeSlab) -> u128 {
         match &self.fifo {
-            Some(_) => self.view(now, pipes).area,
+            Some(f) => self.view(f, now, pipes).area,
             None => self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128,
         }
     }
@@ -256,7 +296,7 @@ impl Link {
     /// Packets waiting in the queue at `now` (not yet being transmitted).
     pub fn len_pkts(&self, now: SimTime, pipes: &PipeSlab) -> usize {
         match &self.fifo {
-            Some(_) => self.view(now, pipes).waiting as usize,
+            Some(f) => self.view(f, now, pipes).waiting as usize,
             None => self.qdisc.len_pkts(),
         }
     }
@@ -264,7 +304,7 @@ impl Link {
     /// Bytes waiting in the queue at `now`.
     pub fn len_bytes(&self, now: SimTime, pipes: &PipeSlab) -> u64 {
         match &self.fifo {
-            Some(_) => self.view(now, pipes).waiting_bytes,
+            Some(f) => self.view(f, now, pipes).waiting_bytes,
             None => self.qdisc.len_bytes(),
         }
     }
@@ -343,7 +383,7 @@ impl Link {
     ) -> Option<SimTime> {
         let waiting = self.advance_waiting(now, pipes);
         let waiting_bytes = match self.fifo.as_ref() {
-            Some(f) if f.observed => f.enqueued_bytes - self.obs.started_bytes,
+            Some(f) if f.observed => f.enqueued_bytes - self.obs.started.bytes,
             Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && waiting > 0 => pipes
                 .iter_from(f.cursor_node)
                 .map(|(_, p)| p.size_bytes as u64)
@@ -471,39 +511,25 @@ impl Link {
         else {
             return 0;
         };
-        while f.cursor < f.pushed {
-            let (arrival, pkt) = pipes.get(f.cursor_node);
-            let start = start_of(
-                *delay,
-                tx_time(pkt.size_bytes, *rate_bps, f.ns_per_byte),
-                arrival,
-            );
-            if start > now {
-                break;
-            }
-            obs.started_bytes += pkt.size_bytes as u64;
-            obs.started_wait += (start.0 - pkt.enqueued.0) as u128;
-            obs.started_at += pkt.enqueued.0 as u128;
-            if let Some(hook) = on_depart {
-                hook(delay_hist, start, pkt);
-            }
-            f.cursor += 1;
-            f.cursor_node = pipes.next(f.cursor_node);
-        }
+        (f.cursor, f.cursor_node) = pass_started(
+            f,
+            (*delay, *rate_bps),
+            pipes,
+            now,
+            &mut obs.started,
+            |start, pkt| {
+                if let Some(hook) = on_depart {
+                    hook(delay_hist, start, pkt);
+                }
+            },
+        );
         (f.pushed - f.cursor) as usize
     }
 
     /// An observed FIFO link's queue at `now` without moving its cursor: its sums plus the
     /// packets that started since the cursor's last move (few: the cursor moves at every
     /// arrival). On an unobserved link only `waiting` and `waiting_bytes` mean anything.
-    fn view(&self, now: SimTime, pipes: &PipeSlab) -> FifoView {
-        let Some(f) = &self.fifo else {
-            return FifoView {
-                waiting: self.qdisc.len_pkts() as u64,
-                waiting_bytes: self.qdisc.len_bytes(),
-                area: 0,
-            };
-        };
+    fn view(&self, f: &Fifo, now: SimTime, pipes: &PipeSlab) -> FifoView {
         if !f.observed {
             let b = self.backlog(now, pipes);
             return FifoView {
@@ -513,30 +539,20 @@ impl Link {
             };
         }
         let o = &self.obs;
-        let (mut n, mut bytes, mut wait, mut at) =
-            (f.cursor, o.started_bytes, o.started_wait, o.started_at);
-        let mut node = f.cursor_node;
-        while n < f.pushed {
-            let (arrival, pkt) = pipes.get(node);
-            let start = start_of(
-                self.delay,
-                tx_time(pkt.size_bytes, self.rate_bps, f.ns_per_byte),
-                arrival,
-            );
-            if start > now {
-                break;
-            }
-            bytes += pkt.size_bytes as u64;
-            wait += (start.0 - pkt.enqueued.0) as u128;
-            at += pkt.enqueued.0 as u128;
-            n += 1;
-            node = pipes.next(node);
-        }
+        let mut started = o.started;
+        let (n, _) = pass_started(
+            f,
+            (self.delay, self.rate_bps),
+            pipes,
+            now,
+            &mut started,
+            |_, _| {},
+        );
         let waiting = f.pushed - n;
         FifoView {
             waiting,
-            waiting_bytes: f.enqueued_bytes - bytes,
-            area: wait + waiting as u128 * now.0 as u128 - (o.enqueued_at - at),
+            waiting_bytes: f.enqueued_bytes - started.bytes,
+            area: started.wait + waiting as u128 * now.0 as u128 - (o.enqueued_at - started.at),
         }
     }
 
@@ -619,7 +635,7 @@ impl Link {
     pub fn stats(&self, now: SimTime, pipes: &PipeSlab) -> Cow<'_, QdiscStats> {
         match &self.fifo {
             Some(f) => {
-                let v = self.view(now, pipes);
+                let v = self.view(f, now, pipes);
                 let mut st = QdiscStats {
                     arrivals: f.pushed + f.overflows,
                     arrival_bytes: f.arrival_bytes,

@@ -112,6 +112,21 @@ impl PipeSlab {
     /// Appends `pkt`, arriving at `arrival`, to the tail of `pipe`; returns its node.
     #[inline]
     pub fn push_back(&mut self, pipe: &mut Pipe, arrival: SimTime, pkt: Packet) -> NodeRef {
+        let idx = self.alloc(arrival, pkt);
+        self.link_back(pipe, idx, arrival);
+        NodeRef(idx)
+    }
+
+    /// A node holding `pkt` in no pipe yet (a transmitter's packet): `append` puts it in one
+    /// when its transmission ends, `free` drops it.
+    #[inline]
+    pub fn hold(&mut self, pkt: Packet) -> NodeRef {
+        NodeRef(self.alloc(SimTime::ZERO, pkt))
+    }
+
+    /// A node (the last freed one if any, still hot) holding `pkt`, in no pipe.
+    #[inline]
+    fn alloc(&mut self, arrival: SimTime, pkt: Packet) -> u32 {
         let node = Node {
             arrival,
             next_arrival: SimTime::ZERO,
@@ -132,15 +147,7 @@ impl PipeSlab {
             idx
         };
         self.used += 1;
-        self.link_back(pipe, idx, arrival);
-        NodeRef(idx)
-    }
-
-    /// A node holding `pkt` in no pipe yet (a transmitter's packet): `append` puts it in one
-    /// when its transmission ends, `free` drops it.
-    #[inline]
-    pub fn hold(&mut self, pkt: Packet) -> NodeRef {
-        self.push_back(&mut Pipe::default(), SimTime::ZERO, pkt)
+        idx
     }
 
     /// Appends a node already holding its packet (taken from another pipe by `unlink_front`)
