@@ -154,7 +154,7 @@ pub struct TcpConfig {
     /// deliberate answer to equal-time ties: with 0, packets of different flows can reach a
     /// DropTail queue at the same nanosecond, are taken in the order their events were
     /// scheduled (deterministic, FIFO), and that order decides who is dropped (phase effects;
-    /// DropTail demo Jain 0.74 here, 0.26 in ns-2). About one bottleneck packet time (0.8 ms
+    /// DropTail demo Jain 0.72 here, 0.26 in ns-2). About one bottleneck packet time (0.8 ms
     /// at 10 Mbps) breaks ties at random as ns-2 users do (Jain 0.756 here, 0.758 in ns-2).
     /// Retransmissions on duplicate and partial ACKs are not delayed, as in ns-2.
     pub overhead: SimDuration,
