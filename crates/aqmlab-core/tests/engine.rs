@@ -69,7 +69,7 @@ impl Observer for EverySecond {
         assert_eq!(timer, 7);
         self.seen.push((
             world.now,
-            world.bottleneck().len_pkts(world.now, &world.pipes),
+            world.bottleneck().queue_at(world.now, &world.pipes).waiting as usize,
         ));
         Some(world.now + SimDuration::from_secs_f64(1.0))
     }

@@ -157,7 +157,7 @@ impl Recorder {
                     stats: l.stats(world.now, &world.pipes).into_owned(),
                     served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
-                    queue_area: l.queue_area(world.now, &world.pipes),
+                    queue_area: l.queue_at(world.now, &world.pipes).area,
                 })
                 .collect(),
         };
@@ -170,10 +170,10 @@ impl Recorder {
         let b = world.bottleneck();
         let s = &mut self.series;
         s.t.push(world.now.as_secs_f64());
-        s.qlen_pkts.push(b.len_pkts(world.now, &world.pipes) as f64);
-        s.qlen_bytes
-            .push(b.len_bytes(world.now, &world.pipes) as f64);
-        let area = b.queue_area(world.now, &world.pipes);
+        let q = b.queue_at(world.now, &world.pipes);
+        s.qlen_pkts.push(q.waiting as f64);
+        s.qlen_bytes.push(q.waiting_bytes as f64);
+        let area = q.area;
         let interval = self.sample_interval.0 as f64;
         // The first sample (t = 0) has no interval behind it: the queue is empty then.
         s.qlen_avg.push(if s.t.len() == 1 {

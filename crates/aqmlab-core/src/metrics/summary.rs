@@ -286,7 +286,7 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
             let arrivals = st.arrivals - s0.stats.arrivals;
             let drops = st.drops() - s0.stats.drops();
             let lost = l.lost_on_wire - s0.lost;
-            let area = l.queue_area(world.now, &world.pipes) - s0.queue_area;
+            let area = l.queue_at(world.now, &world.pipes).area - s0.queue_area;
             LinkSummary {
                 link: role_name(&l.role),
                 qdisc: world.net.topology.links[i].qdisc.kind().to_string(),

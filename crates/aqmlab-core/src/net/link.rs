@@ -123,12 +123,16 @@ fn pass_started(
     (cursor, node)
 }
 
-/// An observed link's queue at one instant (`Link::view`).
-struct FifoView {
-    waiting: u64,
-    waiting_bytes: u64,
-    /// Time integral of the queue length from the start, packet·ns.
-    area: u128,
+/// A link's queue at one instant (`Link::queue_at`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueAt {
+    /// Packets waiting (not yet being transmitted).
+    pub waiting: u64,
+    /// Their bytes.
+    pub waiting_bytes: u64,
+    /// Time integral of the queue length from the start, packet·ns (zero on an unobserved
+    /// FIFO-arithmetic link, which keeps no integral).
+    pub area: u128,
 }
 
 /// `SimDuration::transmission(size, rate_bps)` by a multiplication when the rate divides
@@ -284,28 +288,17 @@ impl Link {
         self.q_last_change = now;
     }
 
-    /// Time integral of the queue length from the start to `now`, in packet·nanoseconds.
-    /// (Zero on an unobserved FIFO-arithmetic link, which keeps no integral.)
-    pub fn queue_area(&self, now: SimTime, pipes: &PipeSlab) -> u128 {
+    /// The queue at `now`: waiting packets and bytes, and the time integral of its length.
+    /// One read gives all three (an observed FIFO link walks the packets started since its
+    /// cursor last moved once for them).
+    pub fn queue_at(&self, now: SimTime, pipes: &PipeSlab) -> QueueAt {
         match &self.fifo {
-            Some(f) => self.view(f, now, pipes).area,
-            None => self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128,
-        }
-    }
-
-    /// Packets waiting in the queue at `now` (not yet being transmitted).
-    pub fn len_pkts(&self, now: SimTime, pipes: &PipeSlab) -> usize {
-        match &self.fifo {
-            Some(f) => self.view(f, now, pipes).waiting as usize,
-            None => self.qdisc.len_pkts(),
-        }
-    }
-
-    /// Bytes waiting in the queue at `now`.
-    pub fn len_bytes(&self, now: SimTime, pipes: &PipeSlab) -> u64 {
-        match &self.fifo {
-            Some(f) => self.view(f, now, pipes).waiting_bytes,
-            None => self.qdisc.len_bytes(),
+            Some(f) => self.view(f, now, pipes),
+            None => QueueAt {
+                waiting: self.qdisc.len_pkts() as u64,
+                waiting_bytes: self.qdisc.len_bytes(),
+                area: self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128,
+            },
         }
     }
 
@@ -529,10 +522,10 @@ impl Link {
     /// An observed FIFO link's queue at `now` without moving its cursor: its sums plus the
     /// packets that started since the cursor's last move (few: the cursor moves at every
     /// arrival). On an unobserved link only `waiting` and `waiting_bytes` mean anything.
-    fn view(&self, f: &Fifo, now: SimTime, pipes: &PipeSlab) -> FifoView {
+    fn view(&self, f: &Fifo, now: SimTime, pipes: &PipeSlab) -> QueueAt {
         if !f.observed {
             let b = self.backlog(now, pipes);
-            return FifoView {
+            return QueueAt {
                 waiting: b.waiting as u64,
                 waiting_bytes: b.waiting_bytes,
                 area: 0,
@@ -549,7 +542,7 @@ impl Link {
             |_, _| {},
         );
         let waiting = f.pushed - n;
-        FifoView {
+        QueueAt {
             waiting,
             waiting_bytes: f.enqueued_bytes - started.bytes,
             area: started.wait + waiting as u128 * now.0 as u128 - (o.enqueued_at - started.at),

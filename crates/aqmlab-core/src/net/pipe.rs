@@ -277,13 +277,25 @@ mod tests {
         }
     }
 
+    /// An empty slab, `n` empty pipes on it, their reference FIFOs of (arrival, id), and a
+    /// random stream for the operations.
+    #[allow(clippy::type_complexity)]
+    fn fixture(
+        n: usize,
+        (seed, component): (u64, u64),
+    ) -> (PipeSlab, Vec<Pipe>, Vec<VecDeque<(u64, u64)>>, SimRng) {
+        (
+            PipeSlab::new(),
+            vec![Pipe::default(); n],
+            vec![VecDeque::new(); n],
+            SimRng::new(seed, component),
+        )
+    }
+
     /// Many pipes sharing the slab behave each like its own FIFO, and freed nodes are reused.
     #[test]
     fn pipes_sharing_a_slab_are_independent_fifos() {
-        let mut slab = PipeSlab::new();
-        let mut pipes = vec![Pipe::default(); 5];
-        let mut reference: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); 5];
-        let mut rng = SimRng::new(3, 1);
+        let (mut slab, mut pipes, mut reference, mut rng) = fixture(5, (3, 1));
         let mut peak = 0;
         for id in 0..20_000u64 {
             let p = (rng.uniform() * 5.0) as usize;
@@ -315,10 +327,7 @@ mod tests {
     /// take their new arrival times, and leave both pipes FIFOs; freed nodes are reused.
     #[test]
     fn nodes_handed_between_pipes_keep_their_packets() {
-        let mut slab = PipeSlab::new();
-        let mut pipes = vec![Pipe::default(); 4];
-        let mut reference: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); 4];
-        let mut rng = SimRng::new(9, 4);
+        let (mut slab, mut pipes, mut reference, mut rng) = fixture(4, (9, 4));
         for step in 0..20_000u64 {
             let (p, q) = (
                 (rng.uniform() * 4.0) as usize,
