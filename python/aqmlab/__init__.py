@@ -18,6 +18,7 @@ from aqmlab.replay import replay
 from aqmlab.results import Results
 
 if TYPE_CHECKING:
+    from aqmlab.live.run import live
     from aqmlab.ns2 import crosscheck
 
 __version__: str = _core_version()
@@ -30,6 +31,10 @@ def __getattr__(name: str) -> Any:
         from aqmlab.ns2 import crosscheck
 
         return crosscheck
+    if name == "live":  # real kernel TCP through the user-space bottleneck (docs/live.md)
+        from aqmlab.live.run import live
+
+        return live
     raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
 
 
@@ -40,6 +45,7 @@ __all__ = [
     "__version__",
     "algorithms",
     "crosscheck",
+    "live",
     "metrics",
     "replay",
     "run",

@@ -8,6 +8,7 @@
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
     aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
+    aqmlab live SCENARIO.toml [--set ...] [--cc NAME] [--out DIR] [--twin]  (see docs/live.md)
     aqmlab crosscheck SCENARIO.toml [--seeds N] [--set ...] [--out DIR] [--jobs N] [--json]
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
@@ -30,6 +31,7 @@ from typing import Any
 from aqmlab import __version__, api, output
 from aqmlab._core import ScenarioError
 from aqmlab.invariants import InvariantError
+from aqmlab.live import command as live_command
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -140,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
 
     _add_crosscheck(sub)
+    live_command.add_parser(sub)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
     p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
@@ -234,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_reproduce(args)
         if args.command == "crosscheck":
             return cmd_crosscheck(args)
+        if args.command == "live":
+            return live_command.main(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)

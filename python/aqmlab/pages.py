@@ -165,6 +165,10 @@ def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> s
         "summary.json, *.parquet, scenario.toml.</p>"
     )
     parts.append(rows_table(["metric", "value"], headline(summary)))
+    if isinstance(summary.get("live"), Mapping):  # a live run: kernel, cc, loop punctuality
+        from aqmlab.live.page import section
+
+        parts.append(section(summary["live"]))
     groups = _groups(summary)
     if groups:
         parts += ["<h2>Flow groups</h2>", _records_table(groups)]
