@@ -244,3 +244,14 @@ def test_sigterm_tears_the_run_down():
         assert not [n for n in set(netns.list_namespaces()) - before if n.startswith("aqlab-")]
     finally:
         sc.unlink()
+
+
+def test_fig9_testbed_simulated_keeps_the_papers_loss_ordering():
+    from aqmlab.claims import evaluate
+    from aqmlab.papers import adaptive_red_004_testbed as testbed
+
+    d = testbed.simulate(quick=True)
+    verdicts = {r.claim.id: r.verdict for r in evaluate(testbed.CLAIMS, d)}
+    assert verdicts["fig9b-low-loss"] == "holds"
+    assert verdicts["fig9b-conservative-grows"] == "holds"
+    assert set(d["side"]) == {"sim"} and len(d) == 3 * 2 * 2

@@ -526,7 +526,7 @@ NOT_SEPARATE = [
     "§III.B: 'to optimize performance over a small number of connections, early detection must "
     "be made conservative' and '... must be aggressive' are conclusions drawn from claims 8-11.",
     "§IV: 'As expected, its value adapts to reflect the number of active flows' is claims 14-15.",
-    "§V (testbed, Fig. 9) is not simulated here.",
+    "§V (testbed, Fig. 9): its own section below, live and simulated (adaptive_red_004_testbed).",
 ]
 
 
@@ -664,6 +664,9 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         )
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
+    from aqmlab.papers import adaptive_red_004_testbed
+
+    adaptive_red_004_testbed.report(rep, quick)
 
 
 def _moves_text(rep: Report, moves: pd.DataFrame, d: Data) -> None:
