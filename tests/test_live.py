@@ -164,6 +164,9 @@ def test_a_droptail_run_conserves_packets_and_leaves_nothing_behind(tmp_path):
     flows = res.flows.to_pandas()
     assert list(flows["cc"]) == ["reno", "reno"] and (flows["error"] == "").all()
     assert (flows["goodput_mbps"] > 0).all()
+    # No offload: every packet the AQM judged was one MTU-sized packet, segments of mss bytes.
+    assert (flows["snd_mss"] == 1000 - 52).all()
+    assert 40 < s["live"]["mean_arrival_bytes"] <= 1500
     # 20 packets of buffer on a 10 Mbps link: two Reno flows fill it and lose packets.
     assert 0.5 < s["utilisation"] <= 1.0 and s["drops"]["overflow"] > 0
     assert s["live"]["mode"] == "live" and s["live"]["kernel"] == os.uname().release

@@ -83,6 +83,7 @@ def _flow_rows(
                 "cc": f.cc,
                 "ecn": f.ecn,
                 "ece_delivered": int(info.get("delivered_ce", 0)),
+                "snd_mss": int(info.get("snd_mss", 0)),
                 "srtt_ms": info.get("rtt_us", 0) / 1e3,
                 "min_rtt_ms": info.get("min_rtt_us", 0) / 1e3,
                 "error": s.get("error") or "",

@@ -250,6 +250,7 @@ def _live_info(
     swept: list[str],
 ) -> dict[str, Any]:
     loop = raw.get("loop", {})
+    link = raw.get("link", {})
     errors = [
         f"flow {r.get('id')}: {r['error']}" for r in sender.get("flows", []) if r.get("error")
     ]
@@ -271,6 +272,8 @@ def _live_info(
             int((r.get("tcp_info") or {}).get("delivered_ce", 0)) for r in sender.get("flows", [])
         ),
         "other_packets": dict(raw.get("other") or {}),
+        # No GSO super-packet reached the bottleneck: its mean arrival fits the MTU.
+        "mean_arrival_bytes": link.get("arrival_bytes", 0) / max(int(link.get("arrivals", 0)), 1),
         "not_applied": list(p.not_applied),
         "sender_errors": errors,
         "leftovers_removed": list(swept),
