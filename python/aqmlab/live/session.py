@@ -71,8 +71,11 @@ class Network:
         return self
 
     def _build(self) -> None:
-        netns.create(self.ns_a)
-        netns.create(self.ns_b)
+        for ns in (self.ns_a, self.ns_b):
+            netns.create(ns)
+            # IPv4 only: no router solicitations or MLD reports on the bottleneck's devices.
+            netns.sysctl(ns, "net.ipv6.conf.default.disable_ipv6", "1")
+            netns.sysctl(ns, "net.ipv6.conf.all.disable_ipv6", "1")
         self.bottleneck = self._make(self.dev_a, self.dev_b)
         dev_a, dev_b = self.bottleneck.devices()
         netns.attach(dev_a, self.ns_a, [netns.ADDR_A], MTU)
