@@ -1,0 +1,112 @@
+"""Rate and delay accuracy of the live path, as docs/live.md reports them.
+
+    sudo .venv/bin/python bench/live/accuracy.py [--seconds 20]
+
+1. One bulk TCP flow (CUBIC) through a DropTail bottleneck at 10 and at 100 Mbps: the
+   bottleneck's utilisation and the receiver's goodput against the rate.
+2. ``ping`` across an idle path with a configured RTT of 20 ms and 100 ms (the bottleneck's
+   default delays, which packets of no flow get): measured RTTs against the configured one.
+3. The bottleneck's sojourn check: mean sojourn against mean queue bytes over the rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import threading
+
+from aqmlab.live import live, netns
+from aqmlab.live.run import _core_bottleneck
+from aqmlab.live.session import Bottleneck, Network
+
+
+def bulk(rate_mbps: int, seconds: float) -> None:
+    doc = {
+        "name": f"one flow at {rate_mbps} Mbps",
+        "duration": f"{seconds}s",
+        "warmup": "5s",
+        "bottleneck": {"rate": f"{rate_mbps}Mbps", "delay": "5ms", "buffer": 200},
+        "flows": [{"count": 1, "access_delay": "5ms", "tcp": {"mss": 1500, "cc": "cubic"}}],
+    }
+    s = live(doc).summary
+    lv = s["live"]
+    wire = s["flows"][0]["goodput_mbps"]
+    print(
+        f"{rate_mbps} Mbps: utilisation {s['utilisation']:.4f}, receiver goodput (wire bytes) "
+        f"{wire:.3f} Mbps = {wire / rate_mbps:.4f} of the rate; loop late max "
+        f"{lv['max_late_ms']:.3f} ms mean {lv['mean_late_ms']:.4f} ms, loop CPU "
+        f"{lv['loop'].get('cpu_s', 0):.2f} s over {lv['elapsed_s']:.1f} s; sojourn "
+        f"{lv['sojourn_check']}"
+    )
+
+
+def ping(rtt_ms: float, count: int) -> None:
+    cfg = {
+        "rate_bps": 100_000_000,
+        "buffer": 100,
+        "qdisc": {"kind": "droptail"},
+        "ecn": False,
+        "seed": 1,
+        "mean_pkt_bytes": 1500,
+        "sample_interval_ns": 20_000_000,
+        "warmup_ns": 0,
+        "default_delay_ab_ns": int(rtt_ms / 2 * 1e6),
+        "default_delay_ba_ns": int(rtt_ms / 2 * 1e6),
+        "flows": [],
+        "trace_path": None,
+    }
+
+    def make(a: str, b: str) -> Bottleneck:
+        return _core_bottleneck({**cfg, "dev_a": a, "dev_b": b})
+
+    with Network(make, ecn_route=False) as net:
+        assert net.bottleneck is not None
+        bn = net.bottleneck
+        worker = threading.Thread(target=bn.run, args=(count * 0.2 + 10,), daemon=True)
+        worker.start()
+        out = subprocess.run(
+            [
+                "ip",
+                "netns",
+                "exec",
+                net.ns_a,
+                "ping",
+                "-n",
+                "-i",
+                "0.2",
+                "-c",
+                str(count),
+                netns.ADDR_B,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        bn.stop()
+        worker.join()
+    m = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms", out)
+    if not m:
+        print(f"ping {rtt_ms} ms: no answer\n{out}")
+        return
+    lo, avg, hi, mdev = (float(x) for x in m.groups())
+    print(
+        f"ping, configured RTT {rtt_ms} ms: min {lo} avg {avg} max {hi} mdev {mdev} ms "
+        f"(avg - configured = {avg - rtt_ms:+.3f} ms)"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=20.0)
+    args = ap.parse_args()
+    for rate in (10, 100):
+        bulk(rate, args.seconds)
+    for rtt in (20.0, 100.0):
+        ping(rtt, 20)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
