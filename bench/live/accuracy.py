@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import argparse
-import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -20,6 +20,32 @@ import threading
 from aqmlab.live import live, netns
 from aqmlab.live.run import _core_bottleneck
 from aqmlab.live.session import Bottleneck, Network
+
+#: ICMP echo from a raw socket (no iputils-ping needed): prints one RTT in ms per answer.
+PING = """
+import os, socket, struct, sys, time
+dst, n = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.settimeout(2.0)
+def csum(b):
+    t = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    t = (t >> 16) + (t & 0xFFFF)
+    return ~(t + (t >> 16)) & 0xFFFF
+for seq in range(n):
+    body = struct.pack("!HH", os.getpid() & 0xFFFF, seq) + bytes(56)
+    pkt = struct.pack("!BBH", 8, 0, csum(b"\\x08\\x00\\x00\\x00" + body)) + body
+    t = time.monotonic()
+    s.sendto(pkt, (dst, 0))
+    try:
+        while True:
+            data = s.recv(2048)
+            if data[20] == 0 and data[26:28] == struct.pack("!H", seq):
+                print(f"{(time.monotonic() - t) * 1e3:.3f}", flush=True)
+                break
+    except TimeoutError:
+        pass
+    time.sleep(0.2)
+"""
 
 
 def bulk(rate_mbps: int, seconds: float) -> None:
@@ -67,33 +93,21 @@ def ping(rtt_ms: float, count: int) -> None:
         worker = threading.Thread(target=bn.run, args=(count * 0.2 + 10,), daemon=True)
         worker.start()
         out = subprocess.run(
-            [
-                "ip",
-                "netns",
-                "exec",
-                net.ns_a,
-                "ping",
-                "-n",
-                "-i",
-                "0.2",
-                "-c",
-                str(count),
-                netns.ADDR_B,
-            ],
+            ["ip", "netns", "exec", net.ns_a, sys.executable, "-c", PING, netns.ADDR_B, str(count)],
             capture_output=True,
             text=True,
             check=False,
         ).stdout
         bn.stop()
         worker.join()
-    m = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms", out)
-    if not m:
-        print(f"ping {rtt_ms} ms: no answer\n{out}")
+    rtts = [float(x) for x in out.split()]
+    if not rtts:
+        print(f"ping {rtt_ms} ms: no answer")
         return
-    lo, avg, hi, mdev = (float(x) for x in m.groups())
+    avg = statistics.fmean(rtts)
     print(
-        f"ping, configured RTT {rtt_ms} ms: min {lo} avg {avg} max {hi} mdev {mdev} ms "
-        f"(avg - configured = {avg - rtt_ms:+.3f} ms)"
+        f"ping, configured RTT {rtt_ms} ms: {len(rtts)}/{count} answered, min {min(rtts):.3f} "
+        f"mean {avg:.3f} max {max(rtts):.3f} ms (mean - configured = {avg - rtt_ms:+.3f} ms)"
     )
 
 
