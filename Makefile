@@ -41,8 +41,9 @@ demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results unde
 
 test: lint test-rust test-py ## all checks: fmt, clippy, ruff, then cargo test (core and binding) + pytest
 
-test-rust: setup ## Rust tests (core, then the binding's unit tests)
+test-rust: setup ## Rust tests (core, the live bottleneck, then the binding's unit tests)
 	$(CARGO) test
+	$(CARGO) test -p aqmlab-live
 	$(CARGO) test -p aqmlab-py
 
 test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
