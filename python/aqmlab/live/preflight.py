@@ -51,6 +51,15 @@ def check_access(*, tun: str = "/dev/net/tun", euid: int | None = None) -> None:
     if probe.returncode != 0:
         msg = " ".join((probe.stderr or probe.stdout).split()) or f"status {probe.returncode}"
         raise PreflightError(f"'ip netns' is not usable: {msg}")
+    if shutil.which("unshare") is not None:
+        # May this process make a network namespace at all (containers often forbid it)? A
+        # namespace that exists only for the probe's `true`: nothing is left to clean up.
+        probe = subprocess.run(
+            ["unshare", "--net", "true"], capture_output=True, text=True, check=False, timeout=10
+        )
+        if probe.returncode != 0:
+            msg = " ".join(probe.stderr.split()) or f"status {probe.returncode}"
+            raise PreflightError(f"network namespaces are not permitted here: {msg}")
 
 
 def congestion_controls(netns: str | None = None, *, path: str = AVAILABLE_CC) -> tuple[str, ...]:
