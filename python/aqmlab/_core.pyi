@@ -5,14 +5,17 @@ and ``tests/test_typing.py``): a function added, removed or re-signed in Rust wi
 here fails the check.
 """
 
-from typing import Any, TypedDict
+from typing import Any, TypedDict, final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import Self
 
 __all__ = [
+    "LiveBottleneck",
     "ScenarioError",
     "algorithms",
+    "live_trace_parity",
     "metrics",
     "model_id",
     "replay",
@@ -77,3 +80,44 @@ def replay(
     seed: int = 0,
     mean_pkt_bytes: int = 1000,
 ) -> list[dict[str, Any]]: ...
+
+@final
+class LiveBottleneck:
+    """aqmlab's user-space bottleneck between two TUN devices (Linux only; needs root or
+    CAP_NET_ADMIN). Packets the kernel sends into ``dev_a`` go through the scenario's qdisc (the
+    simulator's own code), a serialiser at ``rate_bps`` and the flow's forward delay, and come
+    out of ``dev_b``; packets into ``dev_b`` get the reverse delay only.
+
+    ``config_json`` keys: ``dev_a``, ``dev_b`` (interface names, <= 15 chars), ``rate_bps``,
+    ``buffer`` (packets, or a size string such as ``"50KB"``), ``qdisc`` (the scenario's qdisc
+    table), and optionally ``ecn`` (folded into the qdisc table), ``seed`` (1), ``mean_pkt_bytes``
+    (1000), ``sample_interval_ns`` (20 ms), ``warmup_ns`` (0), ``default_delay_ab_ns`` and
+    ``default_delay_ba_ns`` (0: packets of no flow), ``reverse_rate_bps`` (none), ``flows``
+    (``[{"id", "proto": "tcp"|"udp", "a_port", "b_port", "delay_ab_ns", "delay_ba_ns"}]``),
+    ``trace_path`` (a CSV of every qdisc call and its decision; see ``aqmlab_live::trace``).
+
+    Raises ``ScenarioError`` (key path) for a bad configuration, ``PermissionError`` /
+    ``FileNotFoundError`` / ``OSError`` when the TUN devices cannot be made.
+    """
+
+    def __new__(cls, config_json: str) -> Self: ...
+    def devices(self) -> tuple[str, str]:
+        """(dev_a, dev_b) as created."""
+
+    def run(self, seconds: float) -> None:
+        """Runs the packet loop for ``seconds`` (GIL released), or until ``stop()``; once per
+        object. Raises ``OSError`` on an I/O error, ``KeyboardInterrupt`` on Ctrl-C."""
+
+    def stop(self) -> None:
+        """Makes a running ``run()`` return within a few ms (thread-safe)."""
+
+    def result(self) -> dict[str, Any]:
+        """The run's counters: ``elapsed_ns``, ``warmup_ns``, ``link``, ``flows``, ``other``,
+        ``queue``, ``sojourn_ms``, ``sojourn_check``, ``loop``, ``trace_path``."""
+
+    def close(self) -> None:
+        """Closes both devices (they vanish); idempotent."""
+
+def live_trace_parity(config_json: str, trace_path: str) -> dict[str, Any]:
+    """Replays a live run's trace with the same qdisc and seed: ``{"events", "mismatches",
+    "signals", "first_mismatch"}``."""

@@ -3,6 +3,11 @@
 //! - [`aqmlab_core::ScenarioError`] (something the user wrote) becomes `aqmlab.ScenarioError`, a
 //!   subclass of `ValueError` carrying `.path`, `.value` and `.allowed`; `str(e)` is the core's
 //!   one-line `path: value (allowed)`.
+//! - An I/O error of the live bottleneck (no TUN device, no permission, a device that vanished)
+//!   becomes the matching `OSError` subclass (`PermissionError`, `FileNotFoundError`, …) with a
+//!   message saying what was missing.
+//! - A misuse of a live bottleneck's life cycle (`run()` twice, `result()` before a run, a
+//!   closed bottleneck) becomes `RuntimeError`.
 //! - A Rust panic (a bug in aqmlab, never the user's fault) becomes `RuntimeError` with the panic
 //!   message, instead of aborting the interpreter.
 
@@ -24,7 +29,18 @@ pyo3::create_exception!(
 #[derive(Debug)]
 pub enum CoreError {
     Scenario(aqmlab_core::ScenarioError),
+    Io(std::io::Error),
+    /// A call out of order on a stateful object (message for the user).
+    State(String),
+    /// Python raised while the core ran (Ctrl-C seen by a signal check): re-raised as it is.
+    Python(PyErr),
     Panic(String),
+}
+
+impl From<std::io::Error> for CoreError {
+    fn from(e: std::io::Error) -> Self {
+        CoreError::Io(e)
+    }
 }
 
 impl From<aqmlab_core::ScenarioError> for CoreError {
@@ -38,6 +54,9 @@ impl CoreError {
     pub fn into_pyerr(self, py: Python<'_>) -> PyErr {
         match self {
             CoreError::Scenario(e) => scenario_error(py, &e),
+            CoreError::Io(e) => PyErr::from(e),
+            CoreError::State(msg) => PyRuntimeError::new_err(msg),
+            CoreError::Python(e) => e,
             CoreError::Panic(msg) => {
                 PyRuntimeError::new_err(format!("internal error in aqmlab (a bug): {msg}"))
             }

@@ -8,6 +8,8 @@
 //! The GIL is released while the core works, so Python threads can run simulations side by side.
 
 mod error;
+#[cfg(target_os = "linux")]
+mod live;
 
 use aqmlab_core::aqm::AqmConfig;
 use aqmlab_core::metrics::{Column, Table, METRICS};
@@ -331,6 +333,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    #[cfg(target_os = "linux")]
+    {
+        m.add_class::<live::LiveBottleneck>()?;
+        m.add_function(wrap_pyfunction!(live::live_trace_parity, m)?)?;
+    }
     m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
     Ok(())
 }
