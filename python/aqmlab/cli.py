@@ -23,7 +23,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("run", help="run one scenario, print its summary and write its results")
+    p.set_defaults(func=cmd_run)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     _add_scenario_options(p)
     p.add_argument(
@@ -92,17 +93,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
+    p.set_defaults(func=cmd_validate)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     _add_scenario_options(p)
 
     p = sub.add_parser("algorithms", help="list every AQM algorithm, its parameters and source")
+    p.set_defaults(func=cmd_algorithms)
     p.add_argument("--json", action="store_true", help="print the list as JSON")
 
     p = sub.add_parser("metrics", help="list the summary's metrics: key, label, unit, meaning")
+    p.set_defaults(func=cmd_metrics)
     p.add_argument("--json", action="store_true", help="print the registry as JSON")
     p = sub.add_parser(
         "schema", help="print the JSON Schema of scenario files (for editors: TOML completion)"
     )
+    p.set_defaults(func=cmd_schema)
     p.add_argument(
         "--markdown",
         action="store_true",
@@ -110,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("compare", help="run several scenarios and compare them side by side")
+    p.set_defaults(func=cmd_compare)
     p.add_argument("scenarios", type=Path, nargs="+", metavar="SCENARIO.toml")
     _add_scenario_options(p)
     p.add_argument(
@@ -123,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_force(p)
 
     p = sub.add_parser("sweep", help="run a grid of scenario variants in parallel, cached")
+    p.set_defaults(func=cmd_sweep)
     p.add_argument("sweep", type=Path, metavar="SWEEP.toml")
     p.add_argument(
         "--out", type=Path, default=None, help="output directory (default: results/sweeps/<stem>)"
@@ -132,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="list the points, run nothing")
 
     p = sub.add_parser("plot", help="plot a metric of a sweep against one of its axes")
+    p.set_defaults(func=cmd_plot)
     p.add_argument("runs", type=Path, metavar="RUNS.parquet")
     p.add_argument("--x", required=True, help="label column for the x axis (e.g. max_p)")
     p.add_argument("--y", required=True, help="metric column (e.g. loss_rate, delay_ms.p99)")
@@ -142,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_crosscheck(sub)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    p.set_defaults(func=cmd_reproduce)
     p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
@@ -157,6 +166,7 @@ def _add_crosscheck(sub: Any) -> None:
     p = sub.add_parser(
         "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
     )
+    p.set_defaults(func=cmd_crosscheck)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     p.add_argument(
         "--set",
@@ -214,26 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     output.terminate_gracefully()
     try:
-        if args.command == "run":
-            return cmd_run(args)
-        if args.command == "validate":
-            return cmd_validate(args)
-        if args.command == "algorithms":
-            return cmd_algorithms(args)
-        if args.command == "metrics":
-            return cmd_metrics(args)
-        if args.command == "schema":
-            return cmd_schema(args)
-        if args.command == "compare":
-            return cmd_compare(args)
-        if args.command == "sweep":
-            return cmd_sweep(args)
-        if args.command == "plot":
-            return cmd_plot(args)
-        if args.command == "reproduce":
-            return cmd_reproduce(args)
-        if args.command == "crosscheck":
-            return cmd_crosscheck(args)
+        func: Callable[[argparse.Namespace], int] = args.func
+        return func(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
@@ -248,7 +240,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
 def _trace_ids(text: str | None) -> list[int]:
