@@ -2,6 +2,7 @@
 
     aqmlab run SCENARIO.toml [--set key.path=value ...] [--seed N] [--out DIR] [--json]
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
+    aqmlab examples | aqmlab example NAME
     aqmlab algorithms [--json]
     aqmlab schema [--markdown]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
@@ -82,7 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=None, help="results directory (default: results/<stem>)"
     )
-    p.add_argument("--json", action="store_true", help="print only the summary JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print only the summary JSON; write no results unless --out is given",
+    )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     _add_force(p)
     p.add_argument(
@@ -91,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="IDS",
         help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet",
     )
+
+    p = sub.add_parser("examples", help="list the example scenarios shipped with aqmlab")
+    p.set_defaults(func=cmd_examples)
+    p = sub.add_parser("example", help="print an example scenario (aqmlab example red > red.toml)")
+    p.add_argument("name", help="an example's name (aqmlab examples lists them)")
+    p.set_defaults(func=cmd_example)
 
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
     p.set_defaults(func=cmd_validate)
@@ -258,16 +269,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     ids = _trace_ids(args.trace_flows)
     if ids:
         args.overrides.append(f"trace={{ flows = {ids} }}")
+    # --json alone prints the summary and writes nothing; with --out it also writes there.
+    write = args.out is not None or not args.json
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
-    output.check_destination(out, force=args.force)
+    if write:
+        output.check_destination(out, force=args.force)
     res = api.run(args.scenario, set=args.overrides, seed=args.seed)
-    res.write(out, plots=not args.no_plots, force=args.force)
+    if write:
+        res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
         sys.stdout.write(res.summary_json.rstrip("\n") + "\n")
         return 0
     from aqmlab import report
 
     report.print_summary(res.summary, title=f"{args.scenario.name}", out_dir=out)
+    return 0
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    from aqmlab import example_scenarios as examples
+
+    for name, path in examples.examples().items():
+        print(f"{name:14s} {examples.describe(path)}")
+    print("\naqmlab example NAME > NAME.toml copies one out; aqmlab run NAME.toml runs it.")
+    return 0
+
+
+def cmd_example(args: argparse.Namespace) -> int:
+    from aqmlab import example_scenarios as examples
+
+    sys.stdout.write(examples.example(args.name).read_text(encoding="utf-8"))
     return 0
 
 
