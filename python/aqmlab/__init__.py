@@ -4,8 +4,17 @@ A fast packet-level network simulator (Rust) with every AQM algorithm behind one
 this Python layer: scenarios, runs, results as Arrow tables, plots, and the ``aqmlab`` CLI.
 
 >>> import aqmlab
->>> res = aqmlab.run("scenarios/demo/red.toml", set=["duration=20s"], seed=3)  # doctest: +SKIP
->>> res.summary["jain_index"], res.flows.to_pandas().head()                  # doctest: +SKIP
+>>> res = aqmlab.run(aqmlab.example("red"), set={"duration": "20s", "warmup": "5s"}, seed=3)
+>>> print(res)                                   # doctest: +ELLIPSIS
+Results('30 flows, RTT 20-310 ms, RED', utilisation ..., loss ..., Jain ..., rows: flows 30, ...)
+>>> flows = res.flows.to_pandas()                # also res.queue, res.groups, res.links
+>>> sorted(flows.columns)[:4]
+['completion_s', 'delivered_bytes', 'drops', 'goodput_mbps']
+>>> aqmlab.examples()                            # doctest: +ELLIPSIS
+{'droptail': ...PosixPath(...droptail.toml'), ...}
+
+``res.write("results/red")`` writes the run's files (summary.json, Parquet tables, figures and
+report.html); the command line is ``aqmlab`` (``aqmlab --help``).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -13,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from aqmlab._core import ScenarioError
 from aqmlab._core import version as _core_version
 from aqmlab.api import algorithms, run, schema, validate
+from aqmlab.example_scenarios import example, examples
 from aqmlab.registry import METRICS, metrics
 from aqmlab.replay import replay
 from aqmlab.results import Results
@@ -45,6 +55,8 @@ __all__ = [
     "__version__",
     "algorithms",
     "crosscheck",
+    "example",
+    "examples",
     "live",
     "metrics",
     "replay",

@@ -1,10 +1,11 @@
 """The Python API: ``run``, ``validate``, ``algorithms``, ``schema``.
 
 >>> import aqmlab
->>> res = aqmlab.run("scenarios/demo/red.toml", set={"duration": "20s", "warmup": "5s"}, seed=2)
->>> res.summary["utilisation"]                       # doctest: +SKIP
->>> res.flows.to_pandas()                            # doctest: +SKIP
->>> res.write("results/red")                         # doctest: +SKIP
+>>> res = aqmlab.run(aqmlab.example("red"), set={"duration": "20s", "warmup": "5s"}, seed=2)
+>>> 0 < res.summary["utilisation"] <= 1
+True
+>>> len(res.flows.to_pandas())
+30
 """
 
 from __future__ import annotations

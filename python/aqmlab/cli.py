@@ -2,6 +2,7 @@
 
     aqmlab run SCENARIO.toml [--set key.path=value ...] [--seed N] [--out DIR] [--json]
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
+    aqmlab examples | aqmlab example NAME
     aqmlab algorithms [--json]
     aqmlab schema [--markdown]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
@@ -24,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("run", help="run one scenario, print its summary and write its results")
+    p.set_defaults(func=cmd_run)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     _add_scenario_options(p)
     p.add_argument(
         "--out", type=Path, default=None, help="results directory (default: results/<stem>)"
     )
-    p.add_argument("--json", action="store_true", help="print only the summary JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print only the summary JSON; write no results unless --out is given",
+    )
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     _add_force(p)
     p.add_argument(
@@ -93,18 +99,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet",
     )
 
+    p = sub.add_parser("examples", help="list the example scenarios shipped with aqmlab")
+    p.set_defaults(func=cmd_examples)
+    p = sub.add_parser("example", help="print an example scenario (aqmlab example red > red.toml)")
+    p.add_argument("name", help="an example's name (aqmlab examples lists them)")
+    p.set_defaults(func=cmd_example)
+
     p = sub.add_parser("validate", help="check a scenario and print it with every default")
+    p.set_defaults(func=cmd_validate)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     _add_scenario_options(p)
 
     p = sub.add_parser("algorithms", help="list every AQM algorithm, its parameters and source")
+    p.set_defaults(func=cmd_algorithms)
     p.add_argument("--json", action="store_true", help="print the list as JSON")
 
     p = sub.add_parser("metrics", help="list the summary's metrics: key, label, unit, meaning")
+    p.set_defaults(func=cmd_metrics)
     p.add_argument("--json", action="store_true", help="print the registry as JSON")
     p = sub.add_parser(
         "schema", help="print the JSON Schema of scenario files (for editors: TOML completion)"
     )
+    p.set_defaults(func=cmd_schema)
     p.add_argument(
         "--markdown",
         action="store_true",
@@ -112,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("compare", help="run several scenarios and compare them side by side")
+    p.set_defaults(func=cmd_compare)
     p.add_argument("scenarios", type=Path, nargs="+", metavar="SCENARIO.toml")
     _add_scenario_options(p)
     p.add_argument(
@@ -125,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_force(p)
 
     p = sub.add_parser("sweep", help="run a grid of scenario variants in parallel, cached")
+    p.set_defaults(func=cmd_sweep)
     p.add_argument("sweep", type=Path, metavar="SWEEP.toml")
     p.add_argument(
         "--out", type=Path, default=None, help="output directory (default: results/sweeps/<stem>)"
@@ -134,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="list the points, run nothing")
 
     p = sub.add_parser("plot", help="plot a metric of a sweep against one of its axes")
+    p.set_defaults(func=cmd_plot)
     p.add_argument("runs", type=Path, metavar="RUNS.parquet")
     p.add_argument("--x", required=True, help="label column for the x axis (e.g. max_p)")
     p.add_argument("--y", required=True, help="metric column (e.g. loss_rate, delay_ms.p99)")
@@ -145,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     live_command.add_parser(sub)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    p.set_defaults(func=cmd_reproduce)
     p.add_argument("id", nargs="?", help="reproduction id (see --list), or all (writes index.html)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
@@ -160,6 +180,7 @@ def _add_crosscheck(sub: Any) -> None:
     p = sub.add_parser(
         "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
     )
+    p.set_defaults(func=cmd_crosscheck)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     p.add_argument(
         "--set",
@@ -217,28 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     output.terminate_gracefully()
     try:
-        if args.command == "run":
-            return cmd_run(args)
-        if args.command == "validate":
-            return cmd_validate(args)
-        if args.command == "algorithms":
-            return cmd_algorithms(args)
-        if args.command == "metrics":
-            return cmd_metrics(args)
-        if args.command == "schema":
-            return cmd_schema(args)
-        if args.command == "compare":
-            return cmd_compare(args)
-        if args.command == "sweep":
-            return cmd_sweep(args)
-        if args.command == "plot":
-            return cmd_plot(args)
-        if args.command == "reproduce":
-            return cmd_reproduce(args)
-        if args.command == "crosscheck":
-            return cmd_crosscheck(args)
-        if args.command == "live":
-            return live_command.main(args)
+        func: Callable[[argparse.Namespace], int] = args.func
+        return func(args)
     except ScenarioError as e:
         message = " ".join(str(e).split())  # one line, whatever the message held
         print(f"error: {message}", file=sys.stderr)
@@ -253,7 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
 def _trace_ids(text: str | None) -> list[int]:
@@ -272,16 +272,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     ids = _trace_ids(args.trace_flows)
     if ids:
         args.overrides.append(f"trace={{ flows = {ids} }}")
+    # --json alone prints the summary and writes nothing; with --out it also writes there.
+    write = args.out is not None or not args.json
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
-    output.check_destination(out, force=args.force)
+    if write:
+        output.check_destination(out, force=args.force)
     res = api.run(args.scenario, set=args.overrides, seed=args.seed)
-    res.write(out, plots=not args.no_plots, force=args.force)
+    if write:
+        res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
         sys.stdout.write(res.summary_json.rstrip("\n") + "\n")
         return 0
     from aqmlab import report
 
     report.print_summary(res.summary, title=f"{args.scenario.name}", out_dir=out)
+    return 0
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    from aqmlab import example_scenarios as examples
+
+    for name, path in examples.examples().items():
+        print(f"{name:14s} {examples.describe(path)}")
+    print("\naqmlab example NAME > NAME.toml copies one out; aqmlab run NAME.toml runs it.")
+    return 0
+
+
+def cmd_example(args: argparse.Namespace) -> int:
+    from aqmlab import example_scenarios as examples
+
+    sys.stdout.write(examples.example(args.name).read_text(encoding="utf-8"))
     return 0
 
 

@@ -1,6 +1,7 @@
 """``python -m aqmlab.demo`` (what ``make demo`` runs): DropTail vs RED vs gentle RED.
 
-Runs every scenario in ``scenarios/demo/`` (30 TCP flows, base RTTs 20-310 ms, a 10 Mbps / 5 ms
+Runs the package's demo scenarios (``aqmlab examples``: droptail, red, gred; in the repository
+also ``scenarios/demo/``) (30 TCP flows, base RTTs 20-310 ms, a 10 Mbps / 5 ms
 bottleneck with a 100-packet buffer, 150 s with 30 s warm-up) side by side and writes each run's
 results, ``comparison.csv``, ``comparison.md`` and ``comparison.png`` under ``results/demo/``.
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from aqmlab import api, report
 from aqmlab import compare as _compare
+from aqmlab import example_scenarios as examples
 from aqmlab import scenario as _scenario
 from aqmlab._core import ScenarioError
 
@@ -36,7 +38,12 @@ def available(paths: Sequence[Path]) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqmlab.demo", description=__doc__)
-    parser.add_argument("--dir", type=Path, default=Path("scenarios/demo"))
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=examples.demo_dir(),
+        help="directory of scenarios to compare (default: the package's demo scenarios)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/demo"))
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)

@@ -1,4 +1,8 @@
-"""Plots: pure functions from DataFrames to matplotlib Figures (Agg backend, no display).
+"""Plots: pure functions from DataFrames to matplotlib Figures.
+
+Figures are ``matplotlib.figure.Figure`` objects drawn on their own Agg canvas, never through
+``pyplot``: importing this module, or writing results, leaves matplotlib's global backend and
+pyplot's figure list as the user had them (a notebook's ``plt.show()`` keeps working).
 
 Each function takes the table as it comes out of :class:`aqmlab.Results` (``.to_pandas()``) and
 returns a Figure; :func:`save` writes and closes it.
@@ -8,14 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from aqmlab import registry
@@ -24,8 +26,16 @@ from aqmlab import registry
 QUEUE_PROBES = ("avg",)
 
 
-def _figure(title: str) -> tuple[Figure, plt.Axes]:
-    fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+def new_figure(**kwargs: Any) -> Figure:
+    """A Figure on its own Agg canvas (no pyplot, no global state)."""
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _figure(title: str) -> tuple[Figure, Axes]:
+    fig = new_figure(figsize=(8, 4.5), layout="constrained")
+    ax = fig.subplots()
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
@@ -87,7 +97,7 @@ def comparison(
     ``table`` is a comparison table (:data:`aqmlab.compare.COLUMNS`: ``run`` and the metrics'
     flat column names); ``flows`` maps each run to its flows table.
     """
-    fig = plt.figure(figsize=(12, 7), layout="constrained")
+    fig = new_figure(figsize=(12, 7), layout="constrained")
     if title:
         fig.suptitle(title)
     metrics = [(m.column, m.title) for m in registry.plotted()]
@@ -119,7 +129,7 @@ def metric_vs(
     y: str,
     *,
     line: str | None = "algorithm",
-    ax: plt.Axes | None = None,
+    ax: Axes | None = None,
     title: str = "",
     logx: bool = False,
 ) -> Figure:
@@ -180,7 +190,6 @@ def sweep_label_columns(runs: pd.DataFrame) -> list[str]:
 def save(fig: Figure, path: str | Path, *, dpi: int = 120) -> None:
     """Writes ``fig`` as PNG and closes it."""
     fig.savefig(path, dpi=dpi)
-    plt.close(fig)
 
 
 # ---- reproduction figures -------------------------------------------------------------------
@@ -208,7 +217,7 @@ def panels_vs(
             raise KeyError(f"no column {col!r} in the table")
     ncols = min(ncols, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig = Figure(figsize=(4.4 * ncols, 3.5 * nrows), layout="constrained")
+    fig = new_figure(figsize=(4.4 * ncols, 3.5 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     names = dict(labels or {})
     for ax, (col, ylabel) in zip(axes, panels, strict=False):
@@ -251,7 +260,7 @@ def bars_per_panel(
     """One bar chart per key of ``values`` (e.g. each flow's goodput under each algorithm),
     sharing the y axis; ``ref`` draws a horizontal line (e.g. the fair share)."""
     n = max(len(values), 1)
-    fig = Figure(figsize=(3.2 * n, 3.2), layout="constrained")
+    fig = new_figure(figsize=(3.2 * n, 3.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, n, sharey=True))
     for ax, (name, v) in zip(axes, values.items(), strict=False):
         ax.bar(range(len(v)), list(v), color="tab:blue")
@@ -283,7 +292,7 @@ def series_per_panel(
     n = max(len(series), 1)
     ncols = min(n, 3)
     nrows = -(-n // ncols)
-    fig = Figure(figsize=(4.8 * ncols, 3.0 * nrows), layout="constrained")
+    fig = new_figure(figsize=(4.8 * ncols, 3.0 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
     for ax, (name, d) in zip(axes, series.items(), strict=False):
         for key, g in d.groupby(by, sort=False):

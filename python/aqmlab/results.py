@@ -98,6 +98,32 @@ class Results:
         invariants.check_links(tables.get("links", {}), name)
         return res
 
+    def __repr__(self) -> str:
+        """One line: the run's name, headline numbers and table sizes (the tables themselves
+        are a ``to_pandas()`` away)."""
+        s = self.summary
+        parts = [f"Results({self.title!r}"]
+        for key, label, fmt in (
+            ("utilisation", "utilisation", ".3f"),
+            ("loss_rate", "loss", ".4f"),
+            ("jain_index", "Jain", ".3f"),
+        ):
+            if isinstance(s.get(key), (int, float)):
+                parts.append(f"{label} {s[key]:{fmt}}")
+        delay = s.get("delay_ms")
+        if isinstance(delay, Mapping) and isinstance(delay.get("p99"), (int, float)):
+            parts.append(f"delay p99 {delay['p99']:.3g} ms")
+        rows = ", ".join(f"{t} {self.table(t).num_rows}" for t in TABLES if self.table(t).num_rows)
+        parts.append(f"rows: {rows})")
+        return ", ".join(parts)
+
+    __str__ = __repr__
+
+    @property
+    def title(self) -> str:
+        """The scenario's ``name`` (what figures and pages are titled), else the run's name."""
+        return str(self.summary.get("scenario") or self.name)
+
     @property
     def summary(self) -> dict[str, Any]:
         if self._summary is None:
@@ -146,9 +172,9 @@ class Results:
         from aqmlab import plots
 
         figures = {
-            "queue.png": plots.queue_length(self.queue.to_pandas(), title=self.name),
-            "goodput_vs_rtt.png": plots.goodput_vs_rtt(self.flows.to_pandas(), title=self.name),
-            "group_goodput.png": plots.group_goodput(self.groups.to_pandas(), title=self.name),
+            "queue.png": plots.queue_length(self.queue.to_pandas(), title=self.title),
+            "goodput_vs_rtt.png": plots.goodput_vs_rtt(self.flows.to_pandas(), title=self.title),
+            "group_goodput.png": plots.group_goodput(self.groups.to_pandas(), title=self.title),
         }
         for file, fig in figures.items():
             plots.save(fig, into / file)

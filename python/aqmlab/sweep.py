@@ -407,24 +407,120 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
     return submit, close
 
 
-#: Seconds to reach a Dask scheduler before giving up.
-DASK_CONNECT_TIMEOUT = 10.0
+#: Seconds the whole connection to a Dask scheduler may take: resolving the host, connecting,
+#: the first bytes of the handshake and starting the client. Past it, the sweep stops with one
+#: line. A scheduler sends its handshake as soon as it accepts, so most wrong addresses (a
+#: closed port, an HTTP or SSH server, a port that accepts and says nothing) are told apart
+#: within ``DASK_HANDSHAKE_WAIT`` of the connection.
+DASK_CONNECT_DEADLINE = 8.0
+DASK_HANDSHAKE_WAIT = 3.0
 
 
-def _check_reachable(address: str) -> None:
-    """Fails fast (one line) when a ``tcp://host:port`` scheduler refuses or does not answer."""
+class _NotAScheduler(Exception):
+    """The address answered, but not as a Dask scheduler does."""
+
+
+def _probe_tcp(address: str) -> None:
+    """Connects to a ``tcp://host:port`` scheduler address and reads the first bytes the other
+    end sends: a Dask comm's handshake opens with its frame count, a small little-endian
+    64-bit integer; an HTTP or SSH server sends text, or nothing until it is spoken to."""
+    rest = address.split("://", 1)[1] if "://" in address else address
+    host, _, port = rest.rpartition(":")
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=5.0) as sock:
+        sock.settimeout(DASK_HANDSHAKE_WAIT)
+        try:
+            first = sock.recv(64)
+        except TimeoutError:
+            raise _NotAScheduler(
+                f"the port accepted the connection but sent nothing in {DASK_HANDSHAKE_WAIT:.0f}"
+                " s (a dashboard or other server, not the scheduler's port?)"
+            ) from None
+    if len(first) < 8 or int.from_bytes(first[:8], "little") > 1024:
+        text = first[:40].decode("ascii", "replace")
+        shown = "".join(c if c.isprintable() else "." for c in text) or "nothing"
+        raise _NotAScheduler(f"it answered {shown!r}")
+
+
+async def _probe_comm(address: str) -> None:
+    """Other schemes (``tls://``, ``ws://``, ...): one connection through Dask's own comm layer,
+    with its security settings from the Dask configuration."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    args = Security().get_connection_args("client")
+    comm = await connect(address, timeout=DASK_CONNECT_DEADLINE, **args)
+    comm.abort()
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _connect_dask(address: str, deadline: float = DASK_CONNECT_DEADLINE) -> Any:
+    """A ``distributed.Client`` for ``address``, or one line naming why not, within ``deadline``
+    seconds whatever is there (nothing, a silent port, a non-Dask server, a TLS scheduler
+    without TLS settings, a name that does not resolve).
+
+    The probe and the client's start run in a helper thread, so a hang in either (a DNS lookup,
+    a handshake that never comes) cannot outlive the deadline; a client that comes up after the
+    caller gave up is closed by that thread."""
+    import asyncio
+
+    from distributed import Client
+
+    box: dict[str, Any] = {}
+    gave_up = threading.Event()
+
+    def connect() -> None:
+        try:
+            if address.startswith("tcp://") or "://" not in address:
+                _probe_tcp(address)
+            else:
+                asyncio.run(asyncio.wait_for(_probe_comm(address), deadline))
+            client = Client(address, timeout=deadline)
+        except BaseException as e:  # reported by the caller, in its thread
+            box["err"] = e
+            return
+        if gave_up.is_set():
+            client.close()
+        else:
+            box["client"] = client
+
+    started = time.monotonic()
+    worker = threading.Thread(target=connect, name="aqmlab-dask-connect", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if "client" in box:
+        return box["client"]
+    e = box.get("err")
+    if worker.is_alive() or e is None:
+        gave_up.set()
+        reason = f"no answer within {time.monotonic() - started:.0f} s"
+    elif isinstance(e, _NotAScheduler):
+        reason = f"not a Dask scheduler: {e}"
+    elif isinstance(e, (asyncio.TimeoutError, TimeoutError)):
+        reason = f"no answer within {deadline:.0f} s"
+    elif isinstance(e, socket.gaierror):
+        reason = f"unknown host ({e.strerror or e})"
+    elif isinstance(e, OSError):
+        reason = e.strerror or _one_line(e)
+    else:
+        reason = f"{type(e).__name__}: {_one_line(e)}"
+    allowed = "a running Dask scheduler (dask scheduler), e.g. tcp://host:8786"
+    if address.startswith("tls://"):
+        allowed += "; tls:// needs distributed's TLS settings (dask config distributed.comm.tls)"
+    raise scenario_error("--scheduler", f"{address}: {reason}", allowed)
+
+
+def _check_address(address: str) -> None:
+    """A ``tcp://`` scheduler address (or one without a scheme) names a host and a port."""
+    if "://" in address and not address.startswith("tcp://"):
+        return  # tls://, ws://, inproc:// ...: Dask's comm layer reads them
     rest = address.split("://", 1)[1] if "://" in address else address
     host, sep, port = rest.rpartition(":")
     if not sep or not port.isdigit() or not host:
         raise scenario_error("--scheduler", address, "a Dask scheduler address tcp://host:port")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=5.0):
-            pass
-    except OSError as e:
-        reason = e.strerror or type(e).__name__
-        raise scenario_error(
-            "--scheduler", f"{address}: {reason}", "a reachable Dask scheduler (dask scheduler)"
-        ) from None
 
 
 def _submit_dask(
@@ -442,16 +538,8 @@ def _submit_dask(
         client, close = scheduler, (lambda: None)
     else:
         address = str(scheduler)
-        if address.startswith("tcp://") or "://" not in address:
-            _check_reachable(address)
-        try:
-            client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
-        except (OSError, TimeoutError, ValueError) as e:
-            raise scenario_error(
-                "--scheduler",
-                f"{address}: {' '.join(str(e).split())}",
-                "a reachable Dask scheduler",
-            ) from None
+        _check_address(address)
+        client = _connect_dask(address)
         close = client.close
 
     def submit(text: str, run_dir: str) -> Any:
@@ -508,12 +596,7 @@ def run_points(
             f"{' '.join(str(first_error).split())}",
             "a grid whose keys and values the scenario schema accepts",
         )
-    if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
-        out_dir.unlink()
     runs = out_dir / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    output.mark(out_dir)
-    _clean_stale(runs)
     dask_target = client if client is not None else scheduler
 
     run_dirs: list[Path | None] = [None] * n
@@ -535,14 +618,26 @@ def run_points(
             texts[h] = text
 
     todo = list(pending)
+    # The cluster is reached before anything is written: a wrong address leaves no empty --out.
+    submit_close = _submit_dask(dask_target) if todo and dask_target is not None else None
+    try:
+        if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
+            out_dir.unlink()
+        runs.mkdir(parents=True, exist_ok=True)
+        output.mark(out_dir)
+        _clean_stale(runs)
+    except BaseException:
+        if submit_close is not None:
+            submit_close[1]()
+        raise
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     n_workers = max(1, min(n_workers, len(todo) or 1))
     bar = _Progress(progress, total=n, cached=n - sum(len(v) for v in pending.values()))
     failures = [i for i in range(n) if errors[i] is not None]
     try:
         if todo:
-            if dask_target is not None:
-                submit, close = _submit_dask(dask_target)
+            if submit_close is not None:
+                submit, close = submit_close
             else:
                 submit, close = _submit_local(n_workers)
             try:

@@ -22,6 +22,7 @@ EXIT_FAILED = 1
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("live", help="run a scenario with real Linux TCP through the bottleneck")
+    p.set_defaults(func=main)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     p.add_argument(
         "--set",

@@ -148,11 +148,10 @@ def _jsonable(x: Any) -> Any:
 
 
 def _plot(cc: CrossCheck, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
     from aqmlab import plots
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig = plots.new_figure(figsize=(7, 4.5))
+    ax = fig.subplots()
     for label, side, marker in (("aqmlab", "aqmlab", "o"), ("ns-2.35", "ns2", "x")):
         xs, ys = [], []
         for r in cc.runs:
