@@ -106,5 +106,24 @@ def test_fq_codel_records_show_each_sub_queue():
     ]
     assert recs[1]["queues"][0]["deficit"] == -30
     assert recs[2]["sub_queue"] == 1
-    assert [q["status"] for q in recs[2]["queues"]] == ["new", "new"]
+    # By default a record shows what its event changed: only the new sub-queue 1 here.
+    assert [(q["index"], q["status"]) for q in recs[2]["queues"]] == [(1, "new")]
+    full = aqmlab.replay(fq, events, full_state=True)
+    assert [q["status"] for q in full[2]["queues"]] == ["new", "new"]
     assert aqmlab.replay("droptail", [("enqueue", 0.0)])[0]["queues"] == []
+
+
+def test_fq_codel_with_many_flows_keeps_records_linear_in_events():
+    # 2,000 flows, 3,000 events: full state would be ~4 million sub-queue dicts.
+    events = [("enqueue", i * 1e-4, 1000, i % 2000) for i in range(3000)]
+    recs = aqmlab.replay("fq_codel", events, buffer=10_000)
+    assert sum(len(r["queues"]) for r in recs) <= 2 * len(events)
+    # The changes rebuild the full state (checked on the first 400 events).
+    head = events[:400] + [("dequeue", 0.05 + i * 1e-4) for i in range(100)]
+    full = aqmlab.replay("fq_codel", head, buffer=10_000, full_state=True)
+    state: dict[int, dict] = {}
+    for r, f in zip(aqmlab.replay("fq_codel", head, buffer=10_000), full, strict=True):
+        state.update({q["index"]: q for q in r["queues"]})
+        assert sorted(state.values(), key=lambda q: q["index"]) == sorted(
+            f["queues"], key=lambda q: q["index"]
+        )

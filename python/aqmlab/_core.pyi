@@ -12,7 +12,9 @@ import numpy.typing as npt
 from typing_extensions import Self
 
 __all__ = [
+    "Cancelled",
     "LiveBottleneck",
+    "RunControl",
     "ScenarioError",
     "algorithms",
     "live_trace_parity",
@@ -32,6 +34,23 @@ class ScenarioError(ValueError):
     path: str
     value: str
     allowed: str
+
+class Cancelled(Exception):
+    """A run cancelled through its :class:`RunControl`; nothing was collected."""
+
+class RunControl:
+    """Shared with a running ``run``: ``cancel()`` stops it at its next check (every few
+    thousand events); ``sim_time_ns`` is the simulated time it has reached."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+    @property
+    def sim_time_ns(self) -> int: ...
+
+def _panic_for_test(inside: bool) -> None:
+    """Test hook: panics (inside the core's work, or in the binding); raises RuntimeError."""
 
 _Column = npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]
 
@@ -63,7 +82,7 @@ def metrics() -> list[dict[str, Any]]:
     """The metric registry: ``[{"key", "scope", "label", "short", "unit", "description",
     "better", "headline", "plot", "format"}]``."""
 
-def run(toml_text: str) -> _RunOutput: ...
+def run(toml_text: str, control: RunControl | None = None) -> _RunOutput: ...
 def algorithms() -> list[_AlgorithmDoc]: ...
 def schema_json() -> str: ...
 def schema_markdown() -> str: ...
@@ -79,6 +98,7 @@ def replay(
     uniforms: list[float] | None = None,
     seed: int = 0,
     mean_pkt_bytes: int = 1000,
+    full_queues: bool = False,
 ) -> list[dict[str, Any]]: ...
 
 @final

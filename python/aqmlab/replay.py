@@ -17,8 +17,10 @@ FQ-CoDel, PIE and DualPI2 do, e.g. ``sojourn``, or ``ce_threshold`` for CoDel's 
 else None),
 ``probes`` (the algorithm's variables after the event: ``avg``, ``max_p``, ...), for multi-queue
 schedulers (FQ-CoDel) ``sub_queue`` (the sub-queue of the event's packet, else None) and
-``queues`` (every sub-queue used so far: ``index``, ``pkts``, ``bytes``, ``status`` = ``new`` /
-``old`` / ``inactive``, ``deficit``; empty for single-queue algorithms), and ``draws``
+``queues`` (the sub-queues this event changed or used for the first time: ``index``, ``pkts``,
+``bytes``, ``status`` = ``new`` / ``old`` / ``inactive``, ``deficit``; with ``full_state=True``
+every sub-queue used so far; empty for single-queue algorithms; changes only by default so that
+memory grows with events, not events x sub-queues), and ``draws``
 (random numbers drawn so far). ``pandas.DataFrame(records)`` makes a table of them.
 """
 
@@ -196,6 +198,7 @@ def replay(
     *,
     buffer: int | str = 1000,
     mean_pkt_size: int = 1000,
+    full_state: bool = False,
 ) -> list[dict[str, Any]]:
     """Replays ``events`` through a fresh qdisc and returns one record per event.
 
@@ -204,7 +207,8 @@ def replay(
     algorithm's random decisions consume exactly those numbers, in order (an error if it needs
     more); otherwise they come from ``seed``. ``link_rate`` (default ``"10Mbps"``) and
     ``mean_pkt_size`` (bytes) are what the algorithm is told about its link; ``buffer`` is
-    packets (int) or a size string (``"150KB"``).
+    packets (int) or a size string (``"150KB"``). ``full_state`` puts every sub-queue's state
+    in every record (memory: events x sub-queues) instead of the changed ones.
 
     Every argument passes one gate before the core sees it: a bad value raises
     :class:`aqmlab.ScenarioError` naming its path (``events.3.1: inf (a finite number of
@@ -246,6 +250,7 @@ def replay(
         uniforms=_uniforms(uniforms),
         seed=seed,
         mean_pkt_bytes=mean,
+        full_queues=_bool(full_state, "full_state"),
     )
     for r in records:
         r["t_s"] = r["t_ns"] / 1e9

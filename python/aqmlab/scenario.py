@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime
 import math
+import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -39,15 +41,52 @@ def scenario_error(path: str, value: str, allowed: str) -> ScenarioError:
     return err
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Parses a scenario file (TOML) into a document."""
+#: Largest scenario (or sweep) file or text read: far above any real scenario (the largest
+#: shipped one is a few KB), far below what could exhaust memory.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def read_bounded(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, checked before anything is read:
+    a device (``/dev/zero``, ``/dev/urandom``), FIFO, socket or directory is refused without
+    reading or blocking (opened non-blocking), and the read itself stops at ``limit + 1`` bytes
+    (a file that grows while read is still bounded)."""
     p = Path(path)
+    allowed = f"a regular scenario file of at most {limit // (1024 * 1024)} MB"
     try:
-        data = p.read_bytes()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise scenario_error(str(p), "no such file", "a readable scenario file") from None
     except OSError as e:
         raise scenario_error(str(p), e.strerror or str(e), "a readable scenario file") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device, pipe or socket"
+            raise scenario_error(str(p), f"is {kind}", allowed)
+        if st.st_size > limit:
+            raise scenario_error(str(p), f"{st.st_size} bytes", allowed)
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise scenario_error(str(p), f"more than {limit} bytes", allowed)
+        return b"".join(chunks)
+    except OSError as e:
+        raise scenario_error(str(p), e.strerror or str(e), "a readable scenario file") from None
+    finally:
+        os.close(fd)
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Parses a scenario file (TOML) into a document."""
+    p = Path(path)
+    data = read_bounded(p)
     try:
         # utf-8-sig: a byte-order mark (Windows editors write one) is not part of the TOML.
         text = data.decode("utf-8-sig")
@@ -67,6 +106,10 @@ MAX_DEPTH = 64
 
 def loads(text: str, *, source: str = "") -> dict[str, Any]:
     """Parses scenario TOML text into a document."""
+    if len(text) > MAX_FILE_BYTES:
+        raise scenario_error(
+            source, f"{len(text)} characters of TOML", f"at most {MAX_FILE_BYTES} characters"
+        )
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -94,8 +94,12 @@ pub struct ReplayRecord {
     /// Multi-queue schedulers (FQ-CoDel): the sub-queue of this event's packet (the arrival's,
     /// or the one sent), if the event had one.
     pub sub_queue: Option<usize>,
-    /// Multi-queue schedulers: every sub-queue used so far, after the event (packets, bytes,
-    /// new/old/inactive, deficit). Empty for single-queue algorithms.
+    /// Multi-queue schedulers: the sub-queues whose state (packets, bytes, new/old/inactive,
+    /// deficit) this event changed or first showed, after the event; with
+    /// [`ReplayOptions::full_queues`], every sub-queue used so far. Empty for single-queue
+    /// algorithms. Changes only, so that records take memory linear in events, not in
+    /// events × sub-queues (10⁴ flows through FQ-CoDel would otherwise hold 10⁴ states per
+    /// event); the full state at any event is the last state shown of each sub-queue.
     pub queues: Vec<SubQueueState>,
     /// Random numbers the qdisc has drawn so far, this event's included.
     pub draws: u64,
@@ -111,9 +115,18 @@ impl ReplayRecord {
     }
 }
 
+/// What a replay records beyond the events' outcomes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// Every sub-queue in every record (memory: events × sub-queues), instead of the changed
+    /// ones.
+    pub full_queues: bool,
+}
+
 /// Replays `events` through a fresh qdisc built from `cfg` on a link of `link_rate_bps` whose
 /// typical packet is `mean_pkt_bytes`. Random decisions draw from `uniforms` when given (an error
-/// if the qdisc needs more numbers than that), else from `SimRng::new(seed, 0)`.
+/// if the qdisc needs more numbers than that), else from `SimRng::new(seed, 0)`. Records carry
+/// every sub-queue's state ([`ReplayOptions::full_queues`]); [`replay_with`] chooses.
 pub fn replay(
     cfg: &AqmConfig,
     limit: BufferLimit,
@@ -122,6 +135,31 @@ pub fn replay(
     seed: u64,
     link_rate_bps: u64,
     mean_pkt_bytes: u32,
+) -> Result<Vec<ReplayRecord>, ScenarioError> {
+    let full = ReplayOptions { full_queues: true };
+    replay_with(
+        cfg,
+        limit,
+        events,
+        uniforms,
+        seed,
+        link_rate_bps,
+        mean_pkt_bytes,
+        full,
+    )
+}
+
+/// [`replay`] with the recording chosen by `opts`.
+#[allow(clippy::too_many_arguments)]
+pub fn replay_with(
+    cfg: &AqmConfig,
+    limit: BufferLimit,
+    events: &[ReplayEvent],
+    uniforms: Option<Vec<f64>>,
+    seed: u64,
+    link_rate_bps: u64,
+    mean_pkt_bytes: u32,
+    opts: ReplayOptions,
 ) -> Result<Vec<ReplayRecord>, ScenarioError> {
     if link_rate_bps == 0 {
         return Err(ScenarioError::new(
@@ -163,6 +201,8 @@ pub fn replay(
     };
 
     let mut out = Vec::with_capacity(events.len());
+    // The last state shown of each sub-queue (by index), for change-only records.
+    let mut shown: rustc_hash::FxHashMap<usize, SubQueueState> = Default::default();
     let mut arrivals: u64 = 0;
     let mut last = SimTime::ZERO;
     let mut first_timer = true;
@@ -256,7 +296,11 @@ pub fn replay(
         let mut probes = Vec::new();
         q.probe(&mut |k, v| probes.push((k, v)));
         let mut queues = Vec::new();
-        q.sub_queues(&mut |s| queues.push(s));
+        q.sub_queues(&mut |s| {
+            if opts.full_queues || shown.insert(s.index, s) != Some(s) {
+                queues.push(s);
+            }
+        });
         let sub_queue = packet.is_some().then(|| q.last_sub_queue()).flatten();
         out.push(ReplayRecord {
             event: i,
@@ -673,6 +717,50 @@ mod tests {
                     .flat_map(|r| &r.dropped)
                     .all(|&(_, why)| why == Reason::Overflow));
             }
+        }
+    }
+
+    #[test]
+    fn change_only_records_rebuild_the_full_state_in_linear_memory() {
+        // 300 flows through FQ-CoDel: the full records hold up to 300 states per event, the
+        // change-only ones a few; replaying the changes gives every full record back.
+        let mut events = Vec::new();
+        for i in 0..3000u64 {
+            events.push(ReplayEvent::Enqueue {
+                t: SimTime(i * 1_000_000),
+                size_bytes: 1000,
+                flow: (i * 7 % 300) as u32,
+                ecn: Ecn::NotEct,
+            });
+            if i % 2 == 1 {
+                events.push(ReplayEvent::Dequeue {
+                    t: SimTime(i * 1_000_000 + 500_000),
+                });
+            }
+        }
+        let cfg = AqmConfig::from_table(toml::from_str("kind='fq_codel'").unwrap()).unwrap();
+        let run = |full_queues| {
+            let opts = ReplayOptions { full_queues };
+            let limit = BufferLimit::Packets(1000);
+            replay_with(&cfg, limit, &events, None, 1, 10_000_000, 1000, opts).unwrap()
+        };
+        let (full, changes) = (run(true), run(false));
+        let held = |recs: &[ReplayRecord]| recs.iter().map(|r| r.queues.len()).sum::<usize>();
+        assert!(held(&full) > 100 * events.len(), "{}", held(&full));
+        assert!(held(&changes) <= 3 * events.len(), "{}", held(&changes));
+        let mut state = std::collections::BTreeMap::new();
+        for (f, c) in full.iter().zip(&changes) {
+            for s in &c.queues {
+                state.insert(s.index, *s);
+            }
+            let rebuilt: Vec<SubQueueState> = state.values().copied().collect();
+            let mut want = f.queues.clone();
+            want.sort_by_key(|s| s.index);
+            assert_eq!(rebuilt, want, "event {}", f.event);
+            assert_eq!(
+                (f.action, f.packet, &f.dropped),
+                (c.action, c.packet, &c.dropped)
+            );
         }
     }
 }

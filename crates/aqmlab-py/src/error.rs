@@ -9,7 +9,11 @@
 //! - A misuse of a live bottleneck's life cycle (`run()` twice, `result()` before a run, a
 //!   closed bottleneck) becomes `RuntimeError`.
 //! - A Rust panic (a bug in aqmlab, never the user's fault) becomes `RuntimeError` with the panic
-//!   message, instead of aborting the interpreter.
+//!   message, instead of aborting the interpreter: [`guarded`] catches it inside the core's work
+//!   (where the GIL is released), [`entry`] around the whole of every function Python calls
+//!   (argument and result conversion included), so none reaches pyo3's `PanicException` (a
+//!   `BaseException` that `except Exception` lets through) or leaves the interpreter waiting.
+//! - A cancelled run (see `RunControl`) becomes `aqmlab._core.Cancelled`.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -25,6 +29,13 @@ pyo3::create_exception!(
      the bad value and `.allowed` what would have been accepted."
 );
 
+pyo3::create_exception!(
+    aqmlab,
+    Cancelled,
+    pyo3::exceptions::PyException,
+    "A run was cancelled through its `RunControl` before it finished; nothing was collected."
+);
+
 /// What can go wrong inside a call into the core, before the GIL is taken back.
 #[derive(Debug)]
 pub enum CoreError {
@@ -35,6 +46,7 @@ pub enum CoreError {
     /// Python raised while the core ran (Ctrl-C seen by a signal check): re-raised as it is.
     Python(PyErr),
     Panic(String),
+    Cancelled,
 }
 
 impl From<std::io::Error> for CoreError {
@@ -57,9 +69,8 @@ impl CoreError {
             CoreError::Io(e) => PyErr::from(e),
             CoreError::State(msg) => PyRuntimeError::new_err(msg),
             CoreError::Python(e) => e,
-            CoreError::Panic(msg) => {
-                PyRuntimeError::new_err(format!("internal error in aqmlab (a bug): {msg}"))
-            }
+            CoreError::Panic(msg) => panic_error(&msg),
+            CoreError::Cancelled => Cancelled::new_err("the run was cancelled"),
         }
     }
 }
@@ -79,6 +90,19 @@ pub fn scenario_error(py: Python<'_>, e: &aqmlab_core::ScenarioError) -> PyErr {
         }
     }
     err
+}
+
+/// Every function Python calls runs inside this: a panic anywhere in `f` (converting arguments
+/// or results, or a core call outside [`guarded`]) becomes the same `RuntimeError`.
+pub fn entry<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(panic_error(&panic_message(payload.as_ref()))),
+    }
+}
+
+fn panic_error(msg: &str) -> PyErr {
+    PyRuntimeError::new_err(format!("internal error in aqmlab (a bug): {msg}"))
 }
 
 /// Runs `f`, turning a panic into [`CoreError::Panic`] with its message.
@@ -112,6 +136,20 @@ mod tests {
         }
         let r: Result<(), CoreError> = guarded(|| panic!("static"));
         assert!(matches!(r, Err(CoreError::Panic(m)) if m == "static"));
+    }
+
+    #[test]
+    fn entry_turns_a_panic_anywhere_into_a_runtime_error() {
+        let r: PyResult<()> = entry(|| panic!("in conversion {}", 7));
+        let err = r.expect_err("a caught panic");
+        Python::attach(|py| {
+            assert!(err.is_instance_of::<PyRuntimeError>(py));
+            assert!(err
+                .value(py)
+                .to_string()
+                .ends_with("(a bug): in conversion 7"));
+        });
+        assert_eq!(entry(|| Ok(5)).unwrap(), 5);
     }
 
     #[test]

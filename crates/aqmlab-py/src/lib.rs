@@ -6,6 +6,9 @@
 //! (numeric columns as numpy arrays, string columns as lists). Errors are mapped in [`error`].
 //!
 //! The GIL is released while the core works, so Python threads can run simulations side by side.
+//! Every function runs inside [`error::entry`], so a panic anywhere is a `RuntimeError`. A run
+//! given a [`RunControl`] can be cancelled from another Python thread (a signal handler) and
+//! reports the simulated time it reached.
 
 mod error;
 #[cfg(target_os = "linux")]
@@ -22,45 +25,119 @@ use aqmlab_core::ScenarioError as CoreScenarioError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
-use crate::error::{guarded, CoreError};
+use std::sync::Arc;
+
+use aqmlab_core::replay::ReplayOptions;
+use aqmlab_core::scenario::run::Control;
+
+use crate::error::{entry, guarded, CoreError};
 
 /// The version of the aqmlab core this module was built from.
 #[pyfunction]
-fn version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+fn version() -> PyResult<&'static str> {
+    entry(|| Ok(env!("CARGO_PKG_VERSION")))
 }
 
 /// Which behaviour of the model this build has (16 hex digits; changes whenever any run's
 /// results may change, unlike the version): the run cache's key includes it.
 #[pyfunction]
-fn model_id() -> String {
-    format!("{:016x}", aqmlab_core::MODEL_ID)
+fn model_id() -> PyResult<String> {
+    entry(|| Ok(format!("{:016x}", aqmlab_core::MODEL_ID)))
 }
 
 /// Validates scenario TOML text and returns it resolved: every default written out.
 /// Raises `ScenarioError` naming the offending key.
 #[pyfunction]
 fn validate(py: Python<'_>, toml_text: &str) -> PyResult<String> {
-    py.detach(|| {
-        guarded(|| {
-            let scenario = Scenario::from_toml_str(toml_text)?;
-            Ok(scenario.resolved_toml())
+    entry(|| {
+        py.detach(|| {
+            guarded(|| {
+                let scenario = Scenario::from_toml_str(toml_text)?;
+                Ok(scenario.resolved_toml())
+            })
         })
+        .map_err(|e| e.into_pyerr(py))
     })
-    .map_err(|e| e.into_pyerr(py))
+}
+
+/// A handle on a running simulation, shared with another Python thread: `cancel()` stops the
+/// run at its next check (every few thousand events; `run` then raises `Cancelled`), and
+/// `sim_time_ns` is how far in simulated time it has got (for progress).
+#[pyclass(frozen)]
+struct RunControl {
+    inner: Arc<Control>,
+}
+
+#[pymethods]
+impl RunControl {
+    #[new]
+    fn new() -> Self {
+        RunControl {
+            inner: Arc::new(Control::default()),
+        }
+    }
+
+    fn cancel(&self) {
+        self.inner.cancel();
+    }
+
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    #[getter]
+    fn sim_time_ns(&self) -> u64 {
+        self.inner.now().as_nanos()
+    }
+}
+
+/// Test hook: panics inside the core's work (`inside`, the GIL released) or in the binding
+/// itself, to show that either becomes a `RuntimeError` and the interpreter carries on.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>, inside: bool) -> PyResult<()> {
+    entry(|| {
+        if inside {
+            py.detach(|| guarded(|| -> Result<(), CoreError> { panic!("deliberate, inside") }))
+                .map_err(|e| e.into_pyerr(py))
+        } else {
+            panic!("deliberate, in the binding")
+        }
+    })
 }
 
 /// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
 /// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
 /// `groups`, `links`, `transfers` and `tcp_trace`.
+/// With `control`, the run can be cancelled from another thread (raises `Cancelled`).
 #[pyfunction]
-fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (toml_text, control=None))]
+fn run<'py>(
+    py: Python<'py>,
+    toml_text: &str,
+    control: Option<&RunControl>,
+) -> PyResult<Bound<'py, PyDict>> {
+    entry(|| run_entry(py, toml_text, control))
+}
+
+fn run_entry<'py>(
+    py: Python<'py>,
+    toml_text: &str,
+    control: Option<&RunControl>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let control = control.map(|c| c.inner.clone());
     let (resolved, out) = py
         .detach(|| {
             guarded(|| {
                 let scenario = Scenario::from_toml_str(toml_text)?;
                 let resolved = scenario.resolved_toml();
-                Ok::<_, CoreError>((resolved, core_run::run(&scenario)))
+                let out = match control {
+                    Some(c) => {
+                        core_run::run_controlled(&scenario, &c).ok_or(CoreError::Cancelled)?
+                    }
+                    None => core_run::run(&scenario),
+                };
+                Ok::<_, CoreError>((resolved, out))
             })
         })
         .map_err(|e| e.into_pyerr(py))?;
@@ -86,6 +163,10 @@ fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
 /// `default` is rendered as a TOML value (`0.1`, `"5ms"`, `true`).
 #[pyfunction]
 fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    entry(|| algorithms_list(py))
+}
+
+fn algorithms_list(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty(py);
     for doc in AqmConfig::docs() {
         let d = PyDict::new(py);
@@ -112,6 +193,10 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// `links` entry); `better` is "higher", "lower" or "neither".
 #[pyfunction]
 fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    entry(|| metrics_list(py))
+}
+
+fn metrics_list(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty(py);
     for m in METRICS {
         // Through serde, so that a field added to `Metric` reaches Python without a line here.
@@ -135,15 +220,15 @@ fn metrics(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// The JSON Schema of a scenario file (draft 7), as pretty-printed JSON text: what
 /// `schema/aqmlab-scenario.schema.json` holds.
 #[pyfunction]
-fn schema_json() -> String {
-    aqmlab_core::schema::schema_json()
+fn schema_json() -> PyResult<String> {
+    entry(|| Ok(aqmlab_core::schema::schema_json()))
 }
 
 /// The generated reference tables of `docs/scenarios.md` (every table's keys and every
 /// algorithm's parameters), as markdown between their markers.
 #[pyfunction]
-fn schema_markdown() -> String {
-    aqmlab_core::schema::markdown()
+fn schema_markdown() -> PyResult<String> {
+    entry(|| Ok(aqmlab_core::schema::markdown()))
 }
 
 /// A buffer as Python gives it: packets (int) or a size string ("150KB").
@@ -163,10 +248,11 @@ enum RateArg {
 /// Drives one qdisc by script (see `aqmlab_core::replay`). Events are columns of equal length:
 /// `enqueue[i]` tells an enqueue (with `size_bytes`, `flow`, `ecn_capable`) from a dequeue;
 /// `t_ns` is the event time in integer nanoseconds. `qdisc_toml` is the qdisc table as TOML
-/// (`kind = "red"` ...). Returns one dict per event.
+/// (`kind = "red"` ...). Returns one dict per event; `queues` holds the sub-queues the event
+/// changed, or every one with `full_queues`.
 #[pyfunction]
 #[pyo3(signature = (qdisc_toml, enqueue, t_ns, size_bytes, flow, ecn_capable, buffer, link_rate,
-    uniforms=None, seed=0, mean_pkt_bytes=1000))]
+    uniforms=None, seed=0, mean_pkt_bytes=1000, full_queues=false))]
 #[allow(clippy::too_many_arguments)]
 fn replay<'py>(
     py: Python<'py>,
@@ -181,6 +267,23 @@ fn replay<'py>(
     uniforms: Option<Vec<f64>>,
     seed: u64,
     mean_pkt_bytes: u32,
+    full_queues: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let events = (enqueue, t_ns, size_bytes, flow, ecn_capable);
+    let link = (buffer, link_rate, mean_pkt_bytes);
+    entry(|| replay_entry(py, qdisc_toml, events, link, uniforms, seed, full_queues))
+}
+
+type EventColumns = (Vec<bool>, Vec<u64>, Vec<u32>, Vec<u32>, Vec<bool>);
+
+fn replay_entry<'py>(
+    py: Python<'py>,
+    qdisc_toml: &str,
+    (enqueue, t_ns, size_bytes, flow, ecn_capable): EventColumns,
+    (buffer, link_rate, mean_pkt_bytes): (BufferArg, RateArg, u32),
+    uniforms: Option<Vec<f64>>,
+    seed: u64,
+    full_queues: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let records = py
         .detach(|| {
@@ -244,7 +347,7 @@ fn replay<'py>(
                         }
                     })
                     .collect();
-                Ok(core_replay::replay(
+                Ok(core_replay::replay_with(
                     &cfg,
                     limit,
                     &events,
@@ -252,6 +355,7 @@ fn replay<'py>(
                     seed,
                     rate,
                     mean_pkt_bytes,
+                    ReplayOptions { full_queues },
                 )?)
             })
         })
@@ -333,11 +437,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_class::<RunControl>()?;
     #[cfg(target_os = "linux")]
     {
         m.add_class::<live::LiveBottleneck>()?;
         m.add_function(wrap_pyfunction!(live::live_trace_parity, m)?)?;
     }
     m.add("ScenarioError", m.py().get_type::<error::ScenarioError>())?;
+    m.add("Cancelled", m.py().get_type::<error::Cancelled>())?;
     Ok(())
 }

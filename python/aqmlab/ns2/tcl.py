@@ -19,6 +19,8 @@ Anything ns-2.35 cannot express raises :class:`Unsupported`, naming the key path
 from __future__ import annotations
 
 import heapq
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +72,33 @@ class Script:
     kinds: list[str]
     access_hosts: int
     traced: list[int] = field(default_factory=list)
+
+
+_TCL_PLAIN = re.compile(r"[A-Za-z0-9_.:/+-]")
+
+
+def tcl_word(value: Any) -> str:
+    """``value`` (a scenario string: name, node, path) as one Tcl word that reads back as exactly
+    that text and never runs anything: every ASCII character outside letters, digits and
+    ``_.:/+-`` is backslash-escaped, control characters as ``\\u00XX`` (so a newline cannot end
+    a comment or a command, and ``[``, ``$``, ``{``, ``"``, ``;`` and ``\\`` lose their
+    meaning). Other characters pass as they are (Tcl gives no meaning to any non-ASCII one),
+    except invisible ones (line separators, format characters), written as ``\\uXXXX``. Safe in
+    a bare word, an array index and a braced list alike. Every string the script takes from a
+    scenario goes through here."""
+    out: list[str] = []
+    for ch in str(value):
+        if _TCL_PLAIN.fullmatch(ch):
+            out.append(ch)
+        elif " " <= ch <= "~":
+            out.append("\\" + ch)
+        elif ord(ch) < 0x80 or (
+            ord(ch) <= 0xFFFF and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+        ):
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return "".join(out) or "{}"
 
 
 def _sec(ns: int | float) -> str:
@@ -165,7 +194,7 @@ def _qdisc(
         sets += [
             "bytes_ false",
             "queue_in_bytes_ false",
-            f"mean_pktsize_ {mean}",
+            f"mean_pktsize_ {int(mean)}",
             f"gentle_ {'true' if q.get('gentle') else 'false'}",
             f"wait_ {'true' if q.get('wait', True) else 'false'}",
             f"linterm_ {1.0 / float(q.get('max_p', 0.1))!r}",
@@ -218,7 +247,7 @@ def _qdisc(
             f"pbo_ {float(q.get('target', 20))!r}",
             f"pupdtime_ {duration_s(q.get('update_time', '2ms'))!r}",
             f"inw_ {float(q.get('in_weight', 1.0))!r}",
-            f"mean_pktsize_ {q.get('mean_pkt_size') or mss}",
+            f"mean_pktsize_ {int(q.get('mean_pkt_size') or mss)}",
             f"markpkts_ {'true' if mark else 'false'}",
             "qib_ false",
         ]
@@ -448,7 +477,7 @@ def translate(
                 )
 
     net = _Net(any_drr)
-    router = {n: f"r({n})" for n in nodes}
+    router = {n: f"r({tcl_word(n)})" for n in nodes}
     for n in nodes:
         net.node(router[n])
 
@@ -610,7 +639,7 @@ def translate(
             if kind == "tcp" and f.id in tracing:
                 path = f"{trace_dir}/ns2_trace_{f.id}.tr"
                 net.lines += [
-                    f'set trf({f.id}) [open "{path}" w]',
+                    f"set trf({f.id}) [open {tcl_word(path)} w]",
                     f"${a} attach $trf({f.id})",
                     f"${a} set trace_all_oneline_ false",
                 ]
@@ -663,7 +692,7 @@ def translate(
     m_rate = rate_bps(decl[measured]["rate"])
     text = _SCRIPT.format(
         seed=seed,
-        name=doc.get("name", ""),
+        name=tcl_word(doc.get("name", "")),
         network="\n".join(net.lines),
         pre="\n".join(lines),
         mfrom=router[m_from],

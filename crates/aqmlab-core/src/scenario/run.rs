@@ -5,13 +5,15 @@
 //! `summary_json`, byte for byte (integer time, insertion-ordered ties, per-component streams,
 //! sorted JSON keys, no wall-clock values in the summary).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use serde_json::Value;
 
 use crate::engine;
 use crate::error::ScenarioError;
 use crate::metrics::{Recorder, Summary, Table};
 use crate::scenario::Scenario;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpTrace;
 
 pub use crate::engine::EngineOptions;
@@ -50,6 +52,53 @@ pub fn run_toml(text: &str) -> Result<RunOutput, ScenarioError> {
 /// Runs a validated scenario to the end.
 pub fn run(s: &Scenario) -> RunOutput {
     Simulator::new(s).finish()
+}
+
+/// Events processed between two looks at [`Control`]: a few milliseconds of work, so a
+/// cancellation is acted on at once while the check costs nothing measurable.
+pub const CHECK_EVERY: u32 = 4096;
+
+/// What a caller on another thread may do to a running [`run_controlled`]: ask it to stop, and
+/// read how far it got.
+#[derive(Debug, Default)]
+pub struct Control {
+    cancel: AtomicBool,
+    now_ns: AtomicU64,
+}
+
+impl Control {
+    /// Asks the run to stop at its next check.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The simulated time the run has reached (updated every [`CHECK_EVERY`] events).
+    pub fn now(&self) -> SimTime {
+        SimTime(self.now_ns.load(Ordering::Relaxed))
+    }
+}
+
+/// [`run`], looking at `control` every [`CHECK_EVERY`] events: `None` once it is cancelled
+/// (nothing collected). The same events in the same order as [`run`], so the same results.
+pub fn run_controlled(s: &Scenario, control: &Control) -> Option<RunOutput> {
+    let mut sim = Simulator::new(s);
+    loop {
+        if control.is_cancelled() {
+            return None;
+        }
+        for _ in 0..CHECK_EVERY {
+            if sim.step().is_none() {
+                return Some(sim.finish());
+            }
+        }
+        control
+            .now_ns
+            .store(sim.world().now.as_nanos(), Ordering::Relaxed);
+    }
 }
 
 impl engine::Simulator<Recorder> {
@@ -172,4 +221,43 @@ fn trace_table(world: &mut engine::World) -> Table {
 /// Convenience for benchmarks: total simulated duration of a scenario.
 pub fn duration(s: &Scenario) -> SimDuration {
     s.file.duration
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(duration: &str) -> Scenario {
+        Scenario::from_toml_str(&format!(
+            "duration = \"{duration}\"\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+             [[flows]]\ncount = 4\n"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_controlled_run_gives_the_same_results() {
+        let s = scenario("3s");
+        let control = Control::default();
+        let out = run_controlled(&s, &control).expect("not cancelled");
+        assert_eq!(out.summary_json, run(&s).summary_json);
+        assert!(control.now() > SimTime::ZERO);
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_at_its_next_check() {
+        let control = Control::default();
+        control.cancel();
+        assert!(run_controlled(&scenario("3s"), &control).is_none());
+        // Cancelled from another thread while a run of simulated hours is under way.
+        let control = std::sync::Arc::new(Control::default());
+        let c = control.clone();
+        let worker = std::thread::spawn(move || run_controlled(&scenario("100000s"), &c).is_none());
+        while control.now() == SimTime::ZERO {
+            std::thread::yield_now();
+        }
+        control.cancel();
+        assert!(worker.join().unwrap(), "the run stopped early");
+        assert!(control.now() < SimTime::ZERO + SimDuration::from_secs(100_000));
+    }
 }
