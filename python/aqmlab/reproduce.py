@@ -81,6 +81,10 @@ class Report:
         self.title = title
         self.paper_file = paper_file
         self.results: list[claims_mod.Result] = []
+        #: Set-up choices run both ways: (choice, default reading's results, other's).
+        self.choices: list[
+            tuple[claims_mod.Choice, list[claims_mod.Result], list[claims_mod.Result]]
+        ] = []
         self._blocks: list[tuple[str, Any]] = []
         self._figures: dict[str, Figure] = {}
 
@@ -114,6 +118,32 @@ class Report:
         """The paper's claims, evaluated (:func:`aqmlab.claims.evaluate`): shown at the top."""
         self.results = list(results)
 
+    def choice(
+        self,
+        choice: claims_mod.Choice,
+        default: list[claims_mod.Result],
+        other: list[claims_mod.Result],
+    ) -> None:
+        """A set-up choice run both ways: a line under the claims table (both readings' counts,
+        the verdicts that move, why the default) and a section with the claims it can decide."""
+        self.choices.append((choice, list(default), list(other)))
+        self.section(f"Set-up choice run both ways: {choice.name}")
+        self.text(claims_mod.choice_summary(choice, default, other))
+        t = claims_mod.choice_table(choice, default, other)
+        if not t.empty:
+            self.table(t, f"{choice.name}: the claims it can decide, under both readings.")
+
+    def _head_lines(self) -> list[str]:
+        """Markdown under the claims table: the test and the set-up choices."""
+        out = [f"**The test behind each verdict:** {claims_mod.TEST}"]
+        for c, a, b in self.choices:
+            moved = sum(x.verdict != y.verdict for x, y in zip(a, b, strict=True))
+            out.append(
+                f"**Set-up choice '{c.name}':** default '{c.default}' (counted), other "
+                f"'{c.other}': {moved} verdict(s) move; see its section below."
+            )
+        return out
+
     # -- output -----------------------------------------------------------------------------
 
     def _claims_df(self) -> pd.DataFrame:
@@ -141,6 +171,8 @@ class Report:
         if self.results:
             lines += [claims_mod.summary_line(self.results), ""]
             lines += ["## Claims", "", pages.markdown_table(self._claims_df()), ""]
+            for x in self._head_lines():
+                lines += [x, ""]
             lines += [self._ns2_note(), ""]
         for kind, body in self._blocks:
             if kind == "section":
@@ -165,6 +197,8 @@ class Report:
             parts.append(f"<p><b>{esc(claims_mod.summary_line(self.results))}</b></p>")
             parts.append("<h2>Claims</h2>")
             parts.append(pages.claims_table(self._claims_df()))
+            for x in self._head_lines():
+                parts.append(pages.markdown_html(x))
             parts.append(pages.markdown_html(self._ns2_note()))
         for kind, body in self._blocks:
             if kind == "section":

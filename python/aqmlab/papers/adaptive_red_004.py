@@ -33,7 +33,7 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
   40 s window (``warmup``/``duration`` set to the window: the simulation is deterministic, so
   the run up to the window's end is the same run).
 - Runs: 200 s, measured from 100 s to 200 s, connections starting uniformly in the first 10 s
-  (footnote 1); three seeds per point (quick: two, 60 s runs), claims compare per-seed values.
+  (footnote 1); five seeds per point (quick: two, 60 s runs), claims compare per-seed values.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from aqmlab.sweep import Point, grid, load_table
 ID = "adaptive_red_004"
 MAX_P_FULL = [0.01, 0.016, 0.025, 0.04, 0.063, 0.1, 0.16, 0.25, 0.4, 0.63, 1.0]
 MAX_P_QUICK = [0.01, 0.025, 0.063, 0.16, 1.0]
-SEEDS_FULL = (1, 2, 3)
+SEEDS_FULL = (1, 2, 3, 4, 5)
 SEEDS_QUICK = (1, 2)
 #: Figs. 6/7: 8 connections, then 32, every 40 s.
 PHASES = [(0, 40, 8), (40, 80, 32), (80, 120, 8), (120, 160, 32), (160, 200, 8)]

@@ -423,8 +423,8 @@ def _report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.section("Setup and readings")
     rep.text(READINGS)
     rep.text(
-        f"Every point runs with {n_seeds} seeds; claims compare the per-seed values (noise = "
-        "twice the standard error of the paired difference), tables show means over seeds, the "
+        f"Every point runs with {n_seeds} seeds; claims compare the per-seed values (the test "
+        "under the claims table), tables show means over seeds, the "
         "CDF pools every seed's transfers, time series show seed 1."
         + (
             " **Quick mode**: shortened runs (two FTP 100 s, web 300 s instead of 2000 s, CBR "
