@@ -54,6 +54,20 @@ class Reproduction(Protocol):
     def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None: ...
 
 
+@runtime_checkable
+class Section(Protocol):
+    """A section another module adds to a paper's report (for example the paper's testbed run
+    live): its own points and a report step. Registered in ``aqmlab.papers._SECTIONS`` under the
+    paper's id; its points carry the label ``section = name``, the paper module's report never
+    sees them, and the section's report sees only them."""
+
+    name: str
+
+    def points(self, quick: bool) -> list[Point]: ...
+
+    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None: ...
+
+
 def published(section: str) -> dict[str, Any]:
     """A section of the papers' printed numbers (``published("adaptive_red_004.text")``), from
     ``aqmlab/papers/published.toml`` (the project's copy of ``papers/published.toml``)."""
@@ -269,6 +283,12 @@ def reproduce(
     t0 = time.perf_counter()
     cpu0 = _cpu_seconds()
     pts = repro.points(quick)
+    sections = _sections(repro.id)
+    for sec in sections:
+        extra = sec.points(quick)
+        for p in extra:
+            p.labels["section"] = sec.name
+        pts += extra
     runs = run_points(
         pts,
         out,
@@ -281,7 +301,14 @@ def reproduce(
     )
     t_runs = time.perf_counter() - t0
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)
-    repro.report(runs, rep, quick)
+    if sections:
+        own = runs["section"].isna()
+        repro.report(runs[own].drop(columns="section").reset_index(drop=True), rep, quick)
+        for sec in sections:
+            mine = runs[runs["section"] == sec.name].reset_index(drop=True)
+            sec.report(mine, rep, quick)
+    else:
+        repro.report(runs, rep, quick)
     _ns2_section(rep, repro.id)
     seconds = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
@@ -322,6 +349,12 @@ def _ns2_section(rep: Report, paper_id: str) -> None:
             worst.append(f"{m} {rel[i]:.0%} (row {int(i) + 1}: {a[i]:g} vs {b[i]:g})")
     if worst:
         rep.text("Largest relative gap aqmlab vs ns-2 per metric: " + "; ".join(worst) + ".")
+
+
+def _sections(paper_id: str) -> list[Section]:
+    from aqmlab.papers import SECTIONS
+
+    return list(SECTIONS.get(paper_id, []))
 
 
 def _module(paper_id: str) -> Any:
@@ -411,6 +444,7 @@ __all__ = [
     "Outcome",
     "Report",
     "Reproduction",
+    "Section",
     "load_base",
     "published",
     "reproduce",
@@ -437,7 +471,10 @@ def claims_list_markdown() -> str:
         mod = importlib.import_module(f"aqmlab.papers.{rid}")
         lines += [f"## {repro.title} ({len(mod.CLAIMS)} claims)", ""]
         for i, c in enumerate(mod.CLAIMS, 1):
-            lines.append(f"{i}. {c.where}: “{c.quote}” — checked as {c.metric}: {c.comparison()}")
+            adj = f"; adjective {c.adjective.reading(c)}" if c.adjective else ""
+            lines.append(
+                f"{i}. {c.where}: “{c.quote}” — checked as {c.metric}: {c.comparison()}{adj}"
+            )
         extra = getattr(mod, "NOT_SEPARATE", [])
         if extra:
             lines += ["", "Not counted separately:", ""]
