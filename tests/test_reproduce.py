@@ -209,3 +209,22 @@ def test_the_docs_template_is_a_working_reproduction():
     runs.loc[:4, "queue_pkts.mean"] = [20, 21, 19, 20, 20]
     r = claims.evaluate(ns["CLAIMS"], runs)[0]
     assert r.verdict == "fails" and r.plain == "holds"
+
+
+def test_ns2_gaps_over_ten_percent_are_listed_as_open():
+    t = pd.DataFrame(
+        {
+            "algorithm": ["red", "rem"],
+            "trial": [1, 3],
+            "runs": [3, 3],
+            "utilisation ns-2": [0.98, 0.97],
+            "utilisation aqmlab": [0.97, 0.96],
+            "loss_pct ns-2": [11.77, 1.522],
+            "loss_pct aqmlab": [10.9, 2.053],
+            "queue_mean_pkts ns-2": [50.0, 20.0],
+            "queue_mean_pkts aqmlab": [52.0, 21.0],
+        }
+    )
+    gaps = reproduce.ns2_open_gaps(t)
+    # RED's loss is 7 % lower (not listed); REM's 35 % higher (listed), nothing else.
+    assert gaps == ["algorithm rem, trial 3: loss_pct 2.053 vs 1.522 (+35%)"]
