@@ -3,6 +3,8 @@ reported instead of passing silently."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from aqmlab import claims
@@ -25,10 +27,59 @@ def _claim(op: str = ">", tol: float = 0.0, quorum: str = "all", measure=None) -
 
 
 def test_margin_beyond_noise_holds_or_fails():
-    # Paired differences 1.0, 1.1, 0.9: mean 1.0, noise 2 * 0.1 / sqrt(3) = 0.115.
+    # Paired differences 1.0, 1.1, 0.9: mean 1.0, sd 0.1; the 95 % t interval with 2 degrees of
+    # freedom is +-4.303 * 0.1 / sqrt(3) = 0.248.
     r = claims.judge_case(_claim(), Case("x", [2.0, 2.1, 1.9], [1.0, 1.0, 1.0]))
-    assert r.verdict == "holds" and r.noise == pytest.approx(2 * 0.1 / 3**0.5)
+    assert r.verdict == "holds" and r.noise == pytest.approx(4.302653 * 0.1 / 3**0.5)
     assert claims.judge_case(_claim("<"), Case("x", [2.0, 2.1, 1.9], 1.0)).verdict == "fails"
+
+
+def test_noise_is_students_t_not_two_standard_errors():
+    # Differences 0.3, 0.1, 0.2: mean 0.2, se 0.0577. Two standard errors (0.115) would call it
+    # a hold; t(0.975, 2) = 4.30 gives 0.248, so it is within noise. With 5 seeds the quantile
+    # is 2.776.
+    assert claims.judge_case(_claim(), Case("x", [0.3, 0.1, 0.2], 0.0)).verdict == "within noise"
+    d = claims.t_noise(__import__("numpy").array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert d == pytest.approx(2.776445 * 1.5811388 / 5**0.5)
+
+
+def test_adjective_reads_the_stronger_comparison_and_keeps_the_plain_one():
+    # Chablis 0.18 vs RED 0.15 in min/max: better, but not "far" (read as at least 0.2 more).
+    far = claims.Adjective("far", offset=0.2)
+    c = replace(_claim(), adjective=far)
+    r = claims.judge_case(c, Case("x", [0.18, 0.19, 0.17], [0.15, 0.15, 0.15]))
+    assert r.plain == "holds" and r.verdict == "fails"
+    # "much lower" as at most half: 4 vs 10 holds, 6 vs 10 fails.
+    much = claims.Adjective("much", factor=2.0)
+    c2 = replace(_claim("<"), adjective=much)
+    assert claims.judge_case(c2, Case("x", [4.0, 4.1, 3.9], 10.0)).verdict == "holds"
+    r2 = claims.judge_case(c2, Case("x", [6.0, 6.1, 5.9], 10.0))
+    assert r2.verdict == "fails" and r2.plain == "holds"
+    res = claims.evaluate([replace(c, measure=lambda d: [Case("x", [0.18], [0.15])])], None)
+    t = claims.table(res)
+    assert "'far'" in t.loc[0, "adjective read as"] and "plain comparison: holds" in str(
+        t.loc[0, "adjective read as"]
+    )
+    with pytest.raises(ValueError, match="adjective"):
+        replace(_claim("~"), adjective=far)
+
+
+def test_failing_claims_carry_a_measured_reason_or_say_unexplained():
+    c = _claim(measure=lambda d: [Case("x", [1.0], [2.0])])
+    assert claims.evaluate([c], None)[0].why == claims.UNEXPLAINED
+    c2 = replace(c, explain=lambda d, r: f"lhs {r.cases[0].lhs:g} is short by {d}")
+    assert claims.evaluate([c2], 1.0)[0].why == "lhs 1 is short by 1.0"
+    ok = replace(c, measure=lambda d: [Case("x", [3.0], [2.0])])
+    assert claims.evaluate([ok], None)[0].why == ""
+
+
+def test_a_choice_sets_both_readings_verdicts_side_by_side():
+    a = claims.evaluate([_claim(measure=lambda d: [Case("x", [3.0], [2.0])])], None)
+    b = claims.evaluate([_claim(measure=lambda d: [Case("x", [1.0], [2.0])])], None)
+    ch = claims.Choice("buffer unit", "packets", "bytes", "the paper's words", ("c",))
+    t = claims.choice_table(ch, a, b)
+    assert list(t["packets (default)"]) == ["holds"] and list(t["bytes"]) == ["fails"]
+    assert "c (holds -> fails)" in claims.choice_summary(ch, a, b)
 
 
 def test_small_difference_against_large_spread_is_within_noise():

@@ -162,3 +162,69 @@ def test_docs_claims_list_is_current():
         "regenerate: python -c 'from aqmlab.reproduce import claims_list_markdown as f; "
         'open("docs/claims.md", "w").write(f())\''
     )
+
+
+class TinySection:
+    name = "extra"
+
+    def points(self, quick: bool) -> list[sweep.Point]:
+        return sweep.grid(sc.loads(TINY), {"bottleneck.buffer": [15]})
+
+    def report(self, runs: pd.DataFrame, rep: reproduce.Report, quick: bool) -> None:
+        rep.section("An added section")
+        rep.text(f"{len(runs)} run(s), buffers {sorted(runs['buffer'])}.")
+
+
+def test_a_registered_section_gets_only_its_runs(tmp_path: Path, monkeypatch):
+    from aqmlab import papers
+
+    monkeypatch.setitem(papers.SECTIONS, TinyRepro.id, [TinySection()])
+    out = reproduce.reproduce(TinyRepro(), quick=True, out_dir=tmp_path, progress=False)
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    # The paper's own report saw its two buffers (the claims compare the smallest and the
+    # largest: 10 and 40, not the section's 15); the section saw only its run.
+    assert "## An added section" in md and "1 run(s), buffers [15]." in md
+    assert out.report.results[0].cases[0].rhs == pytest.approx(
+        float(out.runs.loc[out.runs["buffer"] == 10, "queue_pkts.mean"].iloc[0])
+    )
+
+
+def test_the_docs_template_is_a_working_reproduction():
+    text = (ROOT / "docs" / "adding-a-paper.md").read_text(encoding="utf-8")
+    code = text.split("## Template", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    ns: dict = {"__name__": "template", "__doc__": None}
+    exec(compile(code, "adding-a-paper.md", "exec"), ns)
+    assert isinstance(ns["REPRODUCTION"], reproduce.Reproduction)
+    # The template's claim on hand-made runs: RED's queue 10 vs DropTail's 30 over five seeds
+    # holds "much" (at most half); 20 vs 30 holds only as the plain comparison.
+    runs = pd.DataFrame(
+        {
+            "algorithm": ["red"] * 5 + ["droptail"] * 5,
+            "seed": list(range(1, 6)) * 2,
+            "queue_pkts.mean": [10, 11, 9, 10, 10, 30, 31, 29, 30, 30],
+        }
+    )
+    r = claims.evaluate(ns["CLAIMS"], runs)[0]
+    assert r.verdict == "holds"
+    runs.loc[:4, "queue_pkts.mean"] = [20, 21, 19, 20, 20]
+    r = claims.evaluate(ns["CLAIMS"], runs)[0]
+    assert r.verdict == "fails" and r.plain == "holds"
+
+
+def test_ns2_gaps_over_ten_percent_are_listed_as_open():
+    t = pd.DataFrame(
+        {
+            "algorithm": ["red", "rem"],
+            "trial": [1, 3],
+            "runs": [3, 3],
+            "utilisation ns-2": [0.98, 0.97],
+            "utilisation aqmlab": [0.97, 0.96],
+            "loss_pct ns-2": [11.77, 1.522],
+            "loss_pct aqmlab": [10.9, 2.053],
+            "queue_mean_pkts ns-2": [50.0, 20.0],
+            "queue_mean_pkts aqmlab": [52.0, 21.0],
+        }
+    )
+    gaps = reproduce.ns2_open_gaps(t)
+    # RED's loss is 7 % lower (not listed); REM's 35 % higher (listed), nothing else.
+    assert gaps == ["algorithm rem, trial 3: loss_pct 2.053 vs 1.522 (+35%)"]

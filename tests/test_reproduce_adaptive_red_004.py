@@ -38,8 +38,15 @@ def test_report_files(quick: reproduce.Outcome):
     for f in ("report.md", "report.html", "claims.json", "runs.parquet"):
         assert (out / f).is_file(), f
     figs = {p.stem for p in (out / "figures").glob("*.png")}
-    assert {"fig1_loss_vs_max_p", "fig4_ecn", "fig6_7a_queue", "fig7b_max_p"} <= figs
-    assert len(json.loads((out / "claims.json").read_text())) == 16
+    assert {
+        "fig1_loss_vs_max_p",
+        "fig4_ecn",
+        "fig3_5_queue",
+        "fig6_7a_queue",
+        "fig7b_max_p",
+    } <= figs
+    # 16 claims of §III-IV, Fig. 2(b)'s overflow and six of Figs. 3 and 5.
+    assert len(json.loads((out / "claims.json").read_text())) == 23
     assert quick.runs["error"].isna().all()
 
 

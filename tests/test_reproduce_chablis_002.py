@@ -35,10 +35,12 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     # The published [min, max] values are shown beside ours (e.g. Chablis exp. 1, RED exp. 6C).
     assert "[0.25, 0.40]" in md and "[1.36, 8.35]" in md
     # 6 experiments x 5 algorithms x 2 seeds; the same once more with the ECN hold not
-    # doubled (one seed); experiments 1 and 3 for RED and Chablis under two other readings.
+    # doubled (one seed); experiments 1 and 3 for RED and Chablis under two other readings;
+    # Chablis with alpha = beta = 1 in every experiment (2 seeds).
     main = paper.main_runs(runs)
-    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 + 2 * 2 * 2
-    assert "The claims under another reading" in md
+    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 + 2 * 2 * 2 + 6 * 2
+    assert "Set-up choice run both ways: ECN one-segment hold" in md
+    assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
@@ -140,8 +142,8 @@ def test_scenarios_follow_the_paper() -> None:
     assert sorted({p.labels["seed"] for p in quick}) == list(paper.SEEDS_QUICK)
     # Full: 6 x 5 main points and as many with the hold not doubled; exp. 1 and 3 x RED,
     # Chablis x 2 readings (8); exp. 1 with ns-2's thresholds for FRED, CSFQ, DRR (3); Chablis
-    # with count spacing (6) and with true RTTs (6).
-    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 8 + 3 + 6 + 6) * len(
+    # with count spacing (6), with true RTTs (6) and with alpha = beta = 1 (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 8 + 3 + 6 + 6 + 6) * len(
         paper.SEEDS_FULL
     )
     hold = paper.scenario(3, "chablis", quick=False, settings="nobackoff")

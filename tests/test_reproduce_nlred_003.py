@@ -40,6 +40,18 @@ def test_report_files(quick: reproduce.Outcome):
     assert all(k["seeds"] == 3 for k in dip["cases"])
     assert quick.runs["error"].isna().all()
     assert set(quick.runs["algorithm"]) == {"GRED", "NLRED", "REM"}
+    # The buffer-unit choice: GRED and NLRED rerun Fig. 21 with REM's 120 000-byte buffer, and
+    # the report sets both readings' verdicts side by side; its set-up section starts at the
+    # first sentence of the readings.
+    b = quick.runs[quick.runs["figure"] == "21-bytes"]
+    assert set(b["algorithm"]) == {"GRED", "NLRED"}
+    assert (
+        len(b)
+        == len(quick.runs[(quick.runs["figure"] == "21") & (quick.runs["algorithm"] == "GRED")]) * 2
+    )
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's buffer unit" in md
+    assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 
 def test_nlred_throughput_less_sensitive_to_max_p(quick: reproduce.Outcome):

@@ -7,18 +7,26 @@ Each claim's ``measure`` turns the paper's measurements into :class:`Case` objec
 scenario the sentence covers: every load, experiment or period it speaks of), each holding the
 two compared quantities *per seed*.
 
-:func:`evaluate` is the one engine that gives every claim its verdict:
+:func:`evaluate` is the one engine that gives every claim its verdict, by the test in
+:data:`TEST`:
 
-- per case, the paired difference over seeds gives the margin by which the comparison is met
-  and the noise: twice the standard error of the mean difference (about a 95 % interval);
-- ``holds`` when the margin exceeds the noise, ``fails`` when it is below minus the noise,
-  ``within noise`` in between (a single seed has no noise estimate: its verdict says so);
+- per case, the paired per-seed difference gives the margin by which the comparison is met, and
+  a two-sided 95 % Student's t interval around it (t with n - 1 degrees of freedom, from
+  ``scipy.stats``): ``holds`` when the interval lies above zero, ``fails`` when it lies below,
+  ``within noise`` when it contains zero (a single seed has no interval: its verdict says so);
+- an adjective of the sentence ("far", "significantly", "much") is read as a quantity
+  (:class:`Adjective`): the claim's verdict is the verdict on that stronger comparison, and the
+  table shows the plain comparison's verdict beside it;
 - a claim over several cases combines them with its ``quorum``: ``all`` (the paper's "in all
   scenarios", "regardless of the load"), ``most`` ("in most scenarios") or ``any`` ("in some
-  cases").
+  cases");
+- a claim that does not hold carries an explanation measured on the same runs (its
+  ``explain``), or says "unexplained".
 
-Sensitivity runs (other senders, other readings of a lost setting) are never claims: reports
-show them in sections of their own, so the counts here are unique paper claims.
+Set-up choices the paper leaves open and that can decide a verdict are :class:`Choice` rows: the
+reproduction runs both readings and :func:`choice_table` sets the verdicts side by side; only the
+default reading's verdicts are counted. Sensitivity runs are never claims either, so the counts
+here are unique paper claims.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 Verdict = Literal["holds", "within noise", "fails", "not measured"]
 #: Rendering order and the words the reports use.
@@ -42,6 +51,20 @@ Op = Literal[">", "<", "~"]
 NS2_DIR = Path(__file__).resolve().parent / "papers" / "ns2"
 #: Shown where there is no ns-2 reference (yet) or the algorithm does not exist in ns-2.
 DASH = "—"
+#: The confidence of the interval a verdict is judged on.
+CONFIDENCE = 0.95
+#: The statistical test behind every verdict, printed in each report.
+TEST = (
+    "Each case compares the two quantities seed by seed (the same scenario and seed on both "
+    "sides): d_i = lhs_i - rhs_i, the margin is the mean of d corrected by the tolerance, and "
+    "the noise is the half-width of its two-sided 95 % Student's t interval, "
+    "t(0.975, n - 1) x sd(d) / sqrt(n) (scipy.stats.t; 2.78 x the standard error with 5 seeds). "
+    "A case holds when the interval lies above zero, fails when it lies below, and is within "
+    "noise when it contains zero. An adjective of the sentence is read as the stronger "
+    "comparison shown with the claim; the verdict is that comparison's."
+)
+#: Shown for a claim that does not hold and has no measured explanation.
+UNEXPLAINED = "unexplained"
 
 
 @dataclass(frozen=True)
@@ -54,6 +77,28 @@ class Case:
     rhs: Sequence[float] | float
     #: The paper's own numbers for this case, as text ("" when it prints none).
     published: str = ""
+
+
+@dataclass(frozen=True)
+class Adjective:
+    """An adjective of the sentence read as a quantity: the claim holds only if ``lhs`` beats
+    ``factor`` x ``rhs`` (op ">": lhs > factor rhs + offset; op "<": factor lhs + offset < rhs)
+    by ``offset`` more, in the claim's unit. ``why`` says where the reading comes from."""
+
+    word: str
+    factor: float = 1.0
+    offset: float = 0.0
+    why: str = ""
+
+    def reading(self, c: Claim) -> str:
+        u = f" {c.unit}" if c.unit else ""
+        f = f"{self.factor:g} x " if self.factor != 1.0 else ""
+        off = f" + {self.offset:g}{u}" if self.offset else ""
+        if c.op == ">":
+            body = f"{c.lhs_name} > {f}{c.rhs_name}{off}"
+        else:
+            body = f"{f}{c.lhs_name}{off} < {c.rhs_name}"
+        return f"'{self.word}': {body}" + (f" ({self.why})" if self.why else "")
 
 
 @dataclass(frozen=True)
@@ -79,6 +124,15 @@ class Claim:
     quorum: Literal["all", "most", "any"] = "all"
     #: Whether the algorithms compared exist in ns-2 (the ns-2 column is "—" otherwise).
     in_ns2: bool = True
+    #: The sentence's adjective read as a stronger comparison (None: the plain comparison).
+    adjective: Adjective | None = None
+    #: When the claim does not hold: a sentence measured on the same data that says why (called
+    #: with the data and the result), or None ("unexplained").
+    explain: Callable[[Any, Result], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.adjective is not None and self.op == "~":
+            raise ValueError(f"claim {self.id!r}: an adjective needs '>' or '<', not '~'")
 
     def comparison(self) -> str:
         sym = {">": ">", "<": "<", "~": "≈"}[self.op]
@@ -99,6 +153,8 @@ class CaseResult:
     seeds: int
     verdict: Verdict
     published: str
+    #: The plain comparison's verdict (equal to ``verdict`` when the claim has no adjective).
+    plain: Verdict = "not measured"
 
 
 @dataclass
@@ -110,6 +166,10 @@ class Result:
     ns2: str = DASH
     #: The claim judged on the recorded ns-2 runs of the baselines (:func:`ns2_refs`), or "".
     ns2_verdict: str = ""
+    #: The plain comparison's verdict (differs from ``verdict`` only through an adjective).
+    plain: Verdict = "not measured"
+    #: Why a claim that does not hold does not, measured, or :data:`UNEXPLAINED` ("" if held).
+    why: str = ""
 
     def held(self) -> bool:
         return self.verdict == "holds"
@@ -123,8 +183,27 @@ def _margin(op: Op, d: float, tol: float) -> float:
     return tol - abs(d)
 
 
+def t_noise(d: np.ndarray) -> float:
+    """Half-width of the two-sided :data:`CONFIDENCE` Student's t interval of the mean of the
+    paired differences ``d`` (NaN for fewer than two seeds)."""
+    n = int(d.size)
+    if n < 2:
+        return float("nan")
+    q = float(stats.t.ppf(0.5 + CONFIDENCE / 2.0, n - 1))
+    return q * float(d.std(ddof=1)) / math.sqrt(n)
+
+
+def _verdict(margin: float, noise: float, n: int) -> Verdict:
+    if not math.isfinite(margin):
+        return "not measured"
+    if n >= 2 and abs(margin) <= noise:
+        return "within noise"
+    return "holds" if margin > 0 else "fails"
+
+
 def judge_case(claim: Claim, case: Case) -> CaseResult:
-    """The verdict on one case: the margin of the mean paired difference against its noise."""
+    """The verdict on one case: the margin of the mean paired difference against its t
+    interval; with an adjective, on the stronger comparison (the plain one kept beside)."""
     lhs = np.asarray(case.lhs, dtype=float)
     rhs = (
         np.full(lhs.shape, float(case.rhs))
@@ -136,17 +215,21 @@ def judge_case(claim: Claim, case: Case) -> CaseResult:
             f"claim {claim.id!r}, case {case.label!r}: {lhs.size} lhs values vs {rhs.size} rhs "
             "(one per seed on each side)"
         )
+    n = int(lhs.size)
     d = lhs - rhs
-    n = int(d.size)
-    mean_d = float(d.mean())
-    noise = 2.0 * float(d.std(ddof=1)) / math.sqrt(n) if n >= 2 else float("nan")
-    margin = _margin(claim.op, mean_d, claim.tolerance)
-    if not math.isfinite(margin):
-        verdict: Verdict = "not measured"
-    elif n >= 2 and abs(margin) <= noise:
-        verdict = "within noise"
-    else:
-        verdict = "holds" if margin > 0 else "fails"
+    margin = _margin(claim.op, float(d.mean()), claim.tolerance)
+    noise = t_noise(d)
+    plain = _verdict(margin, noise, n)
+    verdict = plain
+    adj = claim.adjective
+    if adj is not None:
+        # The stronger comparison, also paired by seed: lhs - factor rhs (">") or
+        # factor lhs - rhs ("<"), beyond the offset.
+        da = lhs - adj.factor * rhs if claim.op == ">" else adj.factor * lhs - rhs
+        sign = -1.0 if claim.op == ">" else 1.0
+        margin = _margin(claim.op, float(da.mean()) + sign * adj.offset, claim.tolerance)
+        noise = t_noise(da)
+        verdict = _verdict(margin, noise, n)
     return CaseResult(
         label=case.label,
         lhs=float(lhs.mean()),
@@ -156,6 +239,7 @@ def judge_case(claim: Claim, case: Case) -> CaseResult:
         seeds=n,
         verdict=verdict,
         published=case.published,
+        plain=plain,
     )
 
 
@@ -194,10 +278,24 @@ def evaluate(claims: Sequence[Claim], data: Any, ns2: dict[str, Any] | None = No
             out.append(Result(c, "not measured", error=f"{type(e).__name__}: {e}"))
             continue
         r = Result(c, combine(c.quorum, [k.verdict for k in cases]), cases)
+        r.plain = combine(c.quorum, [k.plain for k in cases])
         r.ns2 = _ns2_text(c, ns2 or {})
         r.ns2_verdict = _ns2_verdict(c, ns2 or {})
+        r.why = _why(c, r, data)
         out.append(r)
     return out
+
+
+def _why(c: Claim, r: Result, data: Any) -> str:
+    """The measured explanation of a claim that does not hold, or :data:`UNEXPLAINED`."""
+    if r.verdict == "holds":
+        return ""
+    if c.explain is None:
+        return UNEXPLAINED
+    try:
+        return c.explain(data, r).strip() or UNEXPLAINED
+    except (KeyError, IndexError, ValueError, ZeroDivisionError) as e:
+        return f"{UNEXPLAINED} (the explanation's measurement failed: {type(e).__name__}: {e})"
 
 
 def ns2_refs(paper_id: str) -> dict[str, Any]:
@@ -340,6 +438,13 @@ def _cases_text(r: Result, unit: str) -> str:
     return "; ".join(parts)
 
 
+def _adjective_text(r: Result) -> str:
+    adj = r.claim.adjective
+    if adj is None:
+        return DASH
+    return f"{adj.reading(r.claim)}; plain comparison: {r.plain}"
+
+
 def _published_text(r: Result) -> str:
     pub = [f"{k.label}: {k.published}" for k in r.cases if k.published]
     return "; ".join(pub) if pub else DASH
@@ -358,11 +463,13 @@ def table(results: Sequence[Result]) -> pd.DataFrame:
                 "the paper says": f"“{c.quote}”",
                 "checked as": f"{c.metric}: {c.comparison()}",
                 "tolerance from": c.tolerance_source,
+                "adjective read as": _adjective_text(r),
                 "published": _published_text(r),
                 "ns-2": r.ns2,
                 "aqmlab (lhs vs rhs, ±noise)": _cases_text(r, c.unit),
                 "seeds": ",".join(str(s) for s in seeds) or DASH,
                 "verdict": r.verdict,
+                "why not": r.why or DASH,
             }
         )
     return pd.DataFrame(rows)
@@ -385,6 +492,9 @@ def to_json(results: Sequence[Result]) -> list[dict[str, Any]]:
                 "quorum": c.quorum,
                 "verdict": r.verdict,
                 "holds": r.verdict == "holds",
+                "adjective": None if c.adjective is None else c.adjective.reading(c),
+                "plain_verdict": r.plain,
+                "why_not": r.why,
                 "error": r.error,
                 "ns2": r.ns2,
                 "ns2_verdict": r.ns2_verdict,
@@ -397,6 +507,7 @@ def to_json(results: Sequence[Result]) -> list[dict[str, Any]]:
                         "noise": None if math.isnan(k.noise) else k.noise,
                         "seeds": k.seeds,
                         "verdict": k.verdict,
+                        "plain_verdict": k.plain,
                         "published": k.published,
                     }
                     for k in r.cases
@@ -404,6 +515,64 @@ def to_json(results: Sequence[Result]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+# -- set-up choices run both ways -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A set-up choice the paper leaves open (or that a reading of its words makes) and that can
+    decide a claim: the reproduction runs both readings, counts the ``default``'s verdicts and
+    shows the ``other``'s beside them. ``why`` says why the default is the default; ``claims``
+    names the claim ids the choice can decide (empty: every claim)."""
+
+    name: str
+    default: str
+    other: str
+    why: str
+    claims: tuple[str, ...] = ()
+
+
+def choice_table(
+    choice: Choice, default: Sequence[Result], other: Sequence[Result]
+) -> pd.DataFrame:
+    """The claims a choice can decide with both readings' verdicts, one row per claim (every
+    claim whose verdict moves is shown, named in ``choice.claims`` or not)."""
+    ids = set(choice.claims)
+    rows = []
+    for i, (a, b) in enumerate(zip(default, other, strict=True), 1):
+        if a.claim.id != b.claim.id:
+            raise ValueError(f"choice {choice.name!r}: claims differ ({a.claim.id}, {b.claim.id})")
+        if ids and a.claim.id not in ids and a.verdict == b.verdict:
+            continue
+        rows.append(
+            {
+                "#": i,
+                "claim": a.claim.id,
+                f"{choice.default} (default)": a.verdict,
+                f"{choice.other}": b.verdict,
+                "aqmlab, default": _cases_text(a, a.claim.unit),
+                "aqmlab, other": _cases_text(b, b.claim.unit),
+                "moves": "yes" if a.verdict != b.verdict else "no",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def choice_summary(choice: Choice, default: Sequence[Result], other: Sequence[Result]) -> str:
+    """One sentence: both readings' counts and the claims whose verdict moves."""
+    moved = [
+        f"{a.claim.id} ({a.verdict} -> {b.verdict})"
+        for a, b in zip(default, other, strict=True)
+        if a.verdict != b.verdict
+    ]
+    head = (
+        f"**{choice.name}** — default '{choice.default}': {summary_line(default)} "
+        f"Other reading '{choice.other}': {summary_line(other)}"
+    )
+    tail = " Verdicts that move: " + "; ".join(moved) + "." if moved else " No verdict moves."
+    return head + tail + f" Why the default: {choice.why}"
 
 
 # -- helpers for measures ---------------------------------------------------------------------
@@ -422,11 +591,17 @@ def seeds_of(df: pd.DataFrame, seed: str = "seed") -> list[int]:
 
 __all__ = [
     "DASH",
+    "TEST",
+    "UNEXPLAINED",
     "VERDICTS",
+    "Adjective",
     "Case",
     "CaseResult",
+    "Choice",
     "Claim",
     "Result",
+    "choice_summary",
+    "choice_table",
     "combine",
     "counts",
     "evaluate",
@@ -438,6 +613,7 @@ __all__ = [
     "per_seed",
     "seeds_of",
     "summary_line",
+    "t_noise",
     "table",
     "to_json",
 ]

@@ -34,20 +34,19 @@ under ``scenarios/papers/nlred_003/`` say the same):
   reference size (queued bytes / 1000) as the paper did; GRED's and NLRED's are in packets.
   Figs. 19-20 run REM in packet mode (ns-2's default); with 1000-byte packets byte mode is
   the same.
-- The paper runs one 200 s simulation per point; we run three seeds per point so that close
-  comparisons (GRED vs NLRED at 10-40 flows) get a measured noise.
+- The paper runs one 200 s simulation per point; we run five seeds per point (quick: three) so
+  that close comparisons (GRED vs NLRED at 10-40 flows) get a measured noise.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Case, Claim, evaluate, ns2_refs
+from aqmlab.claims import Adjective, Case, Choice, Claim, Result, evaluate, ns2_refs
 from aqmlab.reproduce import Report, load_base
 from aqmlab.sweep import Point, grid, load_table
 
@@ -60,12 +59,15 @@ MAX_P_FULL = [0.02, 0.05, 0.1, 0.2, 0.5]
 MAX_P_QUICK = [0.02, 0.05, 0.1, 0.5]
 SIZES_FULL = [100, 250, 500, 1000, 1500, 2000, 2500]
 SIZES_QUICK = [250, 1000, 2500]
-SEEDS = (1, 2, 3)
+SEEDS_FULL = (1, 2, 3, 4, 5)
+SEEDS_QUICK = (1, 2, 3)
 LINK_MBPS = 10.0
 NAMES = {"red (gentle)": "GRED", "nlred": "NLRED", "rem": "REM"}
 #: Figs. 17-18: N = 100 flows, max_p = 0.02.
 OSC_N, OSC_MAX_P = 100, 0.02
 DIP = (10, 40)
+#: Figure label of Fig. 21's GRED and NLRED runs with the buffer in bytes (120 000 B).
+FIG21_BYTES = "21-bytes"
 
 
 def rem_byte_buffer(rem: dict[str, Any]) -> str:
@@ -90,6 +92,7 @@ class Nlred003:
         flows = FLOWS_QUICK if quick else FLOWS_FULL
         max_ps = MAX_P_QUICK if quick else MAX_P_FULL
         sizes = SIZES_QUICK if quick else SIZES_FULL
+        seeds = SEEDS_QUICK if quick else SEEDS_FULL
         lab = {"flows.0.count": "n", "bottleneck.qdisc.max_p": "max_p", "flows.0.tcp.mss": "size"}
         pts: list[Point] = []
         for name in ("gred", "nlred"):
@@ -97,7 +100,7 @@ class Nlred003:
             pts += grid(
                 _base(name, quick),
                 axes,
-                seeds=SEEDS,
+                seeds=seeds,
                 labels=lab,
                 extra_labels={"figure": "13-16"},
             )
@@ -108,21 +111,32 @@ class Nlred003:
                 pts += grid(
                     doc,
                     {"flows.0.count": flows},
-                    seeds=SEEDS,
+                    seeds=seeds,
                     fixed=fixed,
                     labels=lab,
                     extra_labels={"figure": "19-20", "max_p": 0.1},
                 )
-            # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before.
+            # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before; GRED and
+            # NLRED also with the buffer in bytes (the set-up choice BUFFER_UNIT).
             fig21 = {"bottleneck.buffer": rem_byte_buffer(doc)} if name == "rem" else {}
             pts += grid(
                 doc,
                 {"flows.0.tcp.mss": sizes},
-                seeds=SEEDS,
+                seeds=seeds,
                 fixed={**fixed, **fig21, "flows.0.count": 50},
                 labels=lab,
                 extra_labels={"figure": "21", "max_p": 0.1, "n": 50},
             )
+            if name != "rem":
+                rem = _base("rem", quick)
+                pts += grid(
+                    doc,
+                    {"flows.0.tcp.mss": sizes},
+                    seeds=seeds,
+                    fixed={**fixed, "bottleneck.buffer": rem_byte_buffer(rem), "flows.0.count": 50},
+                    labels=lab,
+                    extra_labels={"figure": FIG21_BYTES, "max_p": 0.1, "n": 50},
+                )
         for p in pts:
             p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
         return pts
@@ -252,9 +266,72 @@ def _size_range(t: pd.DataFrame, algo: str) -> list[float]:
     return [float(x) for x in r.sort_index()]
 
 
+def _why_high_throughput(t: pd.DataFrame, r: Result) -> str:
+    parts = []
+    for mp in (0.05, 0.1):
+        d = _sel(t, "13-16", "NLRED", max_p=mp).groupby("n")["throughput"].mean()
+        parts.append(f"max_p {mp:g}: lowest {d.min():.2f} Mbps at N = {int(d.idxmin())}")
+    q = _sel(t, "13-16", "NLRED", max_p=0.05).groupby("n")["queue"].mean()
+    tail = (
+        f"At N = {int(q.index.min())} NLRED's average queue (max_p 0.05) is {q.iloc[0]:.1f} "
+        "packets against min_th 10 and a bandwidth-delay product of 55-78 packets; why the "
+        "link then goes idle is not measured here."
+    )
+    return "; ".join(parts) + ". " + tail
+
+
+def _why_queue_growth(t: pd.DataFrame, r: Result) -> str:
+    parts = []
+    for a in ("NLRED", "GRED"):
+        q = _queue_curve(t, a).mean()
+        parts.append(f"{a} {q[5]:.1f} -> {q[20]:.1f} packets")
+    return (
+        "mean average queue over max_p from 5 to 20 flows: "
+        + ", ".join(parts)
+        + ": NLRED's quadratic curve drops less between min_th and max_th, so its queue is "
+        "already higher at 5 flows and has less room to grow."
+    )
+
+
+def _why_dip(t: pd.DataFrame, r: Result) -> str:
+    ns = [n for n in _ns(t, "19-20") if DIP[0] <= n <= DIP[1]]
+    parts = []
+    for n in ns:
+        f = {a: float(_sel(t, "19-20", a, n=n)["drops.forced"].mean()) for a in ("NLRED", "GRED")}
+        e = {a: float(_sel(t, "19-20", a, n=n)["drops.early"].mean()) for a in ("NLRED", "GRED")}
+        parts.append(
+            f"{n} flows: forced {f['NLRED']:.0f} vs {f['GRED']:.0f}, early {e['NLRED']:.0f} vs "
+            f"{e['GRED']:.0f}"
+        )
+    return (
+        "drops per run, NLRED vs GRED: "
+        + "; ".join(parts)
+        + ". NLRED drops every packet once avg reaches max_th (no gentle region), GRED "
+        "ramps to 1 over max_th..2 max_th."
+    )
+
+
+def _why_size_vs_rem(t: pd.DataFrame, r: Result) -> str:
+    b = _sel(t, FIG21_BYTES, "NLRED") if (t["figure"] == FIG21_BYTES).any() else None
+    tail = ""
+    if b is not None:
+        rng = b.groupby("seed")["throughput"].agg(lambda s: s.max() - s.min()).mean()
+        tail = (
+            f" With the buffer in bytes (120 000 B, as REM's) NLRED's range is {rng:.3f} Mbps "
+            "(see the set-up choice below)."
+        )
+    low = _sel(t, "21", "NLRED").groupby("size")["throughput"].mean()
+    return (
+        f"NLRED's lowest throughput is {low.min():.2f} Mbps at {int(low.idxmin())}-byte "
+        f"packets, whose 120-packet buffer holds {120 * int(low.idxmin())} bytes against "
+        "byte-mode REM's 120 000." + tail
+    )
+
+
 CLAIMS: list[Claim] = [
     Claim(
         id="fig13-14-max-p-sensitivity",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 1, Figs. 13-14",
         quote="Comparing the two figures, we can see that NLRED is less sensitive to the choice "
         "of max_p under different traffic loads (i.e. number of flows).",
@@ -269,6 +346,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig14-high-throughput",
+        explain=_why_high_throughput,
         where="§5 Exp. 1, Fig. 14",
         quote="for some max_p selections (e.g. max_p = 0.05 to 0.1 ...), NLRED is very "
         "successful in maintaining a high throughput regardless of the loading.",
@@ -289,6 +367,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig15-16-queue-grows-faster",
+        explain=_why_queue_growth,
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 1, Figs. 15-16",
         quote="Unlike GRED, we can see that NLRED allows the average queue size to grow at a "
         "faster rate when the number of flows is small.",
@@ -303,6 +383,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig15-16-queue-stable",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 1, Figs. 15-16",
         quote="As the number of flows increases, NLRED tends to control the average queue size "
         "better (i.e. the queue size converges to a stable value faster) than GRED.",
@@ -315,6 +396,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig17-18-oscillation",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 1, Figs. 17-18",
         quote="the oscillations in both instantaneous and average queue sizes are much more "
         "noticeable when GRED is used.",
@@ -323,10 +405,12 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="GRED",
         unit="pkts",
+        adjective=Adjective("much more", factor=1.5, why="ours: GRED's at least 1.5 x NLRED's"),
         measure=_c_oscillation,
     ),
     Claim(
         id="fig19-nlred-highest",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 2, Fig. 19",
         quote="From Figure 19, we can see that NLRED has the highest overall throughput",
         metric="throughput averaged over the flow counts (Mbps)",
@@ -353,6 +437,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig19-dip-nlred-above-gred",
+        explain=_why_dip,
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 2, Fig. 19",
         quote="Besides, during the concave range, the throughput of NLRED is still always "
         "higher than GRED.",
@@ -366,6 +452,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig19-nlred-converges",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 2, Fig. 19",
         quote="However, as soon as the number of flows is larger than 40, the throughput for "
         "NLRED quickly converges to the link bandwidth.",
@@ -379,6 +466,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig19-rem-low-extremes",
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 2, Figs. 19-20",
         quote="By steering the queue around a target length, REM suffers the low throughput "
         "when traffic load is extremely light (less than 5 flows) and extremely high.",
@@ -413,6 +501,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig21-size-vs-gred",
+        explain=_why_size_vs_rem,
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 3, Fig. 21",
         quote="We can see that NLRED is least sensitive to the packet size and therefore is "
         "better than both GRED and REM. (GRED)",
@@ -425,6 +515,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="fig21-size-vs-rem",
+        explain=_why_size_vs_rem,
+        in_ns2=False,  # NLRED is not in ns-2
         where="§5 Exp. 3, Fig. 21",
         quote="We can see that NLRED is least sensitive to the packet size and therefore is "
         "better than both GRED and REM. (REM, byte mode)",
@@ -436,11 +528,19 @@ CLAIMS: list[Claim] = [
         measure=lambda t: [Case("50 flows", _size_range(t, "NLRED"), _size_range(t, "REM"))],
     ),
 ]
-#: Claims about algorithms ns-2 lacks get "not in ns-2" in the ns-2 column; claims between
-#: baselines ns-2 has keep it (fed by ``papers/ns2/{id}.json``).
-CLAIMS = [
-    replace(c, in_ns2=not any(x in c.lhs_name + c.rhs_name for x in ("NLRED",))) for c in CLAIMS
-]
+
+#: Fig. 21's buffer for GRED and NLRED: the paper gives router A "a queue buffer size of 120
+#: packets" and puts only REM in byte mode; with packets of 100..2500 bytes the unit decides how
+#: many bytes the buffer holds, and with it claims 13-14.
+BUFFER_UNIT = Choice(
+    name="Fig. 21: GRED's and NLRED's buffer unit",
+    default="packets (120 packets)",
+    other="bytes (120 000 B, as byte-mode REM)",
+    why="§5 sizes router A's buffer as 120 packets and names byte mode only for REM ('REM is "
+    "configured to work in byte mode'); the other reading gives the three queues the same "
+    "buffer in bytes.",
+    claims=("fig21-size-vs-gred", "fig21-size-vs-rem"),
+)
 
 NOT_SEPARATE = [
     "§5 Exp. 2: 'It is interesting to see a short concave phase when the traffic is changed from "
@@ -455,16 +555,32 @@ NOT_SEPARATE = [
 # ---- report ---------------------------------------------------------------------------------
 
 
+def setup_text() -> str:
+    """The module docstring's readings, from the sentence that introduces them to its end."""
+    doc = __doc__ or ""
+    return doc[doc.index("Readings taken") :].strip()
+
+
+def bytes_reading(t: pd.DataFrame) -> pd.DataFrame:
+    """The measurements with Fig. 21's GRED and NLRED runs taken from the byte-buffer runs."""
+    is21 = (t["figure"] == "21") & t["algorithm"].isin(["GRED", "NLRED"])
+    alt = t[t["figure"] == FIG21_BYTES].assign(figure="21")
+    return pd.concat([t[~is21 & (t["figure"] != FIG21_BYTES)], alt], ignore_index=True)
+
+
 def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     t = table(runs)
-    rep.claims(evaluate(CLAIMS, t, ns2_refs(ID)))
+    main = evaluate(CLAIMS, t, ns2_refs(ID))
+    rep.claims(main)
+    if (t["figure"] == FIG21_BYTES).any():
+        rep.choice(BUFFER_UNIT, main, evaluate(CLAIMS, bytes_reading(t), ns2_refs(ID)))
     rep.section("Setup and readings")
-    rep.text(__doc__.split("Readings taken", 1)[1].split("\n", 1)[1].strip() if __doc__ else "")
+    rep.text(setup_text())
     if quick:
         rep.text(
             "**Quick mode**: 60 s runs measured from 30 s, flow counts "
             f"{FLOWS_QUICK}, max_p {MAX_P_QUICK}, packet sizes {SIZES_QUICK}, "
-            f"seeds {list(SEEDS)}."
+            f"seeds {list(SEEDS_QUICK)}."
         )
 
     rep.section("Figs. 13-16: throughput and average queue vs number of flows")
@@ -517,6 +633,18 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         "Fig. 21: throughput vs packet size, 50 flows (REM in byte mode); error bars: standard "
         "deviation over seeds.",
     )
+    e3b = t[t["figure"] == FIG21_BYTES]
+    if not e3b.empty:
+        both = pd.concat([e3.assign(buffer="packets"), e3b.assign(buffer="bytes")])
+        both = both[both["algorithm"] != "REM"]
+        rng = both.groupby(["algorithm", "buffer", "seed"])["throughput"].agg(
+            lambda x: x.max() - x.min()
+        )
+        rep.table(
+            rng.groupby(["algorithm", "buffer"]).mean().unstack("buffer").reset_index(),
+            "Fig. 21: GRED's and NLRED's throughput range over packet sizes (Mbps, mean over "
+            "seeds) with the buffer in packets (120) and in bytes (120 000 B).",
+        )
     rem = load_base(ID, "rem")
     ref = int(rem["bottleneck"]["qdisc"]["mean_pkt_size"])
     q21 = e3.assign(queue=[_fig21_queue(r, ref) for _, r in e3.iterrows()])
