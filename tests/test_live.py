@@ -183,7 +183,9 @@ def test_red_with_ecn_marks_reach_the_receivers_and_come_back_as_ecn_echo():
     assert s["marks"] > 0
     assert s["live"]["ce_received"] > 0  # IpExt.InCEPkts in the receivers' namespace
     assert s["live"]["ece_delivered"] > 0  # tcpi_delivered_ce at the senders
-    assert s["drops"]["early"] == 0  # ECN-capable packets are marked, not dropped, early
+    # Early decisions mark ECN-capable packets; Linux sends SYNs and retransmissions without
+    # ECT (RFC 3168 §6.1.5), and those few are dropped instead.
+    assert s["drops"]["early"] < s["marks"] / 10
 
 
 VICTIM = """
