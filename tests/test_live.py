@@ -66,11 +66,11 @@ WHY_NOT = _why_not_live()
 needs_live = pytest.mark.skipif(WHY_NOT is not None, reason=f"live: {WHY_NOT}")
 
 
-def _ours() -> tuple[list[str], list[str]]:
-    """Namespaces and host devices with the live run's prefixes."""
-    spaces = [n for n in netns.list_namespaces() if n.startswith(netns.PREFIX)]
-    devs = [d for d in netns.list_devices() if d.startswith(netns.DEV_PREFIX)]
-    return spaces, devs
+def _ours() -> set[str]:
+    """Namespaces and host devices with the live run's prefixes (another live user of the
+    machine may have its own: tests compare against what existed before them)."""
+    spaces = {n for n in netns.list_namespaces() if n.startswith(netns.PREFIX)}
+    return spaces | {d for d in netns.list_devices() if d.startswith(netns.DEV_PREFIX)}
 
 
 # ---- everywhere: preflight and refusals ------------------------------------------------------
@@ -153,6 +153,7 @@ def test_a_dead_owners_record_is_swept_and_a_live_owners_kept(tmp_path, monkeypa
 def test_a_droptail_run_conserves_packets_and_leaves_nothing_behind(tmp_path):
     from aqmlab.live import live
 
+    before = _ours()
     res = live(DROPTAIL)
     s = res.summary
     links = res.links.to_pandas().set_index("role")
@@ -172,7 +173,7 @@ def test_a_droptail_run_conserves_packets_and_leaves_nothing_behind(tmp_path):
     assert s["live"]["mode"] == "live" and s["live"]["kernel"] == os.uname().release
     out = res.write(tmp_path / "out")
     assert "Live run" in (out / "report.html").read_text()
-    assert _ours() == ([], [])
+    assert _ours() <= before
 
 
 @needs_live
@@ -183,7 +184,9 @@ def test_red_with_ecn_marks_reach_the_receivers_and_come_back_as_ecn_echo():
     assert s["marks"] > 0
     assert s["live"]["ce_received"] > 0  # IpExt.InCEPkts in the receivers' namespace
     assert s["live"]["ece_delivered"] > 0  # tcpi_delivered_ce at the senders
-    assert s["drops"]["early"] == 0  # ECN-capable packets are marked, not dropped, early
+    # Early decisions mark ECN-capable packets; Linux sends SYNs and retransmissions without
+    # ECT (RFC 3168 §6.1.5), and those few are dropped instead.
+    assert s["drops"]["early"] < s["marks"] / 10
 
 
 VICTIM = """
@@ -197,15 +200,18 @@ live(sys.argv[1])
 def test_the_leftovers_of_a_killed_run_are_removed_by_the_next_start(tmp_path):
     sc = tmp_path / "long.toml"
     sc.write_text(DROPTAIL.replace('duration = "2s"', 'duration = "60s"'))
-    before = set(netns.list_namespaces())
+    ours_before = _ours()
     victim = subprocess.Popen([sys.executable, "-c", VICTIM, str(sc)])
     try:
         deadline = time.monotonic() + 30
         spaces: list[str] = []
-        while time.monotonic() < deadline:
-            spaces = [n for n in set(netns.list_namespaces()) - before if n.startswith("aqlab-")]
-            if len(spaces) == 2 and all(netns.pids(n) for n in spaces):
-                break
+        while time.monotonic() < deadline and not spaces:
+            for path in owner.RECORDS.glob("*.json"):  # the victim's ownership record
+                rec = owner.load(path)
+                if rec is not None and rec.pid == victim.pid:
+                    up = set(netns.list_namespaces())
+                    if set(rec.namespaces) <= up and all(netns.pids(n) for n in rec.namespaces):
+                        spaces = rec.namespaces
             time.sleep(0.2)
         assert len(spaces) == 2, "the run did not come up"
         agents = [p for n in spaces for p in netns.pids(n)]
@@ -218,7 +224,7 @@ def test_the_leftovers_of_a_killed_run_are_removed_by_the_next_start(tmp_path):
     live(DROPTAIL.replace('duration = "2s"', 'duration = "1s"'))
     assert not set(spaces) & set(netns.list_namespaces())
     assert all(not Path(f"/proc/{p}").exists() or _zombie(p) for p in agents)
-    assert _ours() == ([], [])
+    assert _ours() <= ours_before
 
 
 def _zombie(pid: int) -> bool:

@@ -311,3 +311,33 @@ def report(rep: Any, quick: bool) -> None:
 
 
 __all__ = ["CLAIMS", "VARIANTS", "report", "run_live", "scenario", "simulate"]
+
+
+def main() -> None:
+    """``python -m aqmlab.papers.adaptive_red_004_testbed [quick|full]``: the testbed sweep
+    live and simulated, printed as Markdown (what docs/live.md quotes)."""
+    import sys
+
+    from aqmlab.claims import evaluate
+    from aqmlab.live import preflight
+    from aqmlab.pages import markdown_table
+
+    quick = (sys.argv[1:] or ["full"])[0] == "quick"
+    t = time.monotonic()
+    sim = simulate(quick)
+    print(f"simulated: {len(sim)} runs, {time.monotonic() - t:.0f} s\n")
+    print(markdown_table(_table(sim)) + "\n")
+    t = time.monotonic()
+    lv = run_live(quick)
+    print(
+        f"live: {len(lv)} runs, {time.monotonic() - t:.0f} s, Linux {preflight.kernel_release()}\n"
+    )
+    print(markdown_table(_table(lv)) + "\n")
+    for side, d in (("sim", sim), ("live", lv)):
+        for r in evaluate(CLAIMS, d):
+            cases = "; ".join(f"{c.label}: {c.lhs:.3g} vs {c.rhs:.3g}" for c in r.cases)
+            print(f"{side} {r.claim.id}: {r.verdict} ({cases or r.error})")
+
+
+if __name__ == "__main__":
+    main()
