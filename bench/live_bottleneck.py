@@ -68,10 +68,10 @@ def bulk(rate_bps: int, buffer: int, seconds: float, rt: int | None) -> dict[str
         loop = bed.run(warm + seconds)
         sender = bed.exec_a(ln.SENDER, "5001", "40000", str(warm + seconds + 1), "cubic")
         time.sleep(warm)
-        ping = bed.exec_a(ln.PING, str(int(seconds * 10) - 5), "0.1")
+        ping = bed.exec_a(ln.PING, str(int(seconds * 4)), "0.2")
         loop.join()
         r = bed.bottleneck.result()
-        rtts = json.loads(ping.communicate(timeout=60)[0] or "[]")
+        rtts = json.loads(ping.communicate(timeout=120)[0] or "[]")
         sender.wait(timeout=60)
         sink.kill()
     window_s = (r["elapsed_ns"] - r["warmup_ns"]) / 1e9

@@ -181,7 +181,7 @@ import json, os, socket, struct, sys, time
 TS = getattr(socket, "SO_TIMESTAMPNS", 35)
 n, gap = int(sys.argv[1]), float(sys.argv[2])
 s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-s.setsockopt(socket.SOL_SOCKET, TS, 1); s.settimeout(2)
+s.setsockopt(socket.SOL_SOCKET, TS, 1); s.settimeout(1)
 ident = os.getpid() & 0xFFFF
 def csum(b):
     t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
