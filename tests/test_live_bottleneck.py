@@ -120,3 +120,37 @@ def test_devices_vanish_when_the_bottleneck_is_killed() -> None:
             break
         time.sleep(0.05)
     assert cfg["dev_a"] not in links and cfg["dev_b"] not in links
+
+
+@pytest.mark.skipif(ln.missing() is not None, reason=ln.missing() or "")
+def test_ctrl_c_stops_a_run_in_the_main_thread() -> None:
+    """run() releases the GIL, yet Ctrl-C (SIGINT) still stops it and raises KeyboardInterrupt."""
+    token = f"i{os.getpid() % 100000}"
+    cfg = {
+        "dev_a": f"aql{token}a",
+        "dev_b": f"aql{token}b",
+        "rate_bps": 1_000_000,
+        "buffer": 10,
+        "qdisc": {"kind": "droptail"},
+    }
+    code = (
+        "import json, sys, time; from aqmlab import _core\n"
+        "b = _core.LiveBottleneck(sys.argv[1]); print('up', flush=True)\n"
+        "t = time.monotonic()\n"
+        "try:\n    b.run(60)\nexcept KeyboardInterrupt:\n"
+        "    print('interrupted', round(time.monotonic() - t, 2), flush=True)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(cfg)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.readline().split()
+        assert out[0] == "interrupted", out
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
