@@ -1,6 +1,7 @@
 """Accuracy and capacity of the live bottleneck with real kernel TCP (root + TUN needed).
 
-    .venv/bin/python bench/live_bottleneck.py [--quick] [--rt PRIORITY] [--only rtt,rate,capacity]
+    .venv/bin/python bench/live_bottleneck.py [--quick] [--rt PRIORITY]
+        [--only rtt,rate,parity,capacity]
 
 Prints one JSON object per measurement (the figures of docs/live.md, "The bottleneck"):
 - ``rate``: one bulk TCP flow (CUBIC) through DropTail at 10 and 100 Mbps: the bottleneck's
@@ -10,6 +11,8 @@ Prints one JSON object per measurement (the figures of docs/live.md, "The bottle
   the configured RTT;
 - in each ``rate`` run: the mean sojourn of departed packets against the time-average queue in
   bytes over the rate, and the extra RTT of pings that queue behind the bulk flow;
+- ``parity``: four kernel Reno flows with ECN through RED with ECN; the run's trace replayed
+  with the same seed, decision by decision;
 - ``capacity``: the highest rate the bottleneck forwards (configured at 10 Gbps, so it never
   limits): Mbps, packets/s and the packet loop's CPU.
 """
@@ -28,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import live_netns as ln
+from aqmlab import _core
 
 
 def flows(delay_ns: int) -> list[dict[str, Any]]:
@@ -166,6 +170,58 @@ def capacity(seconds: float, n_flows: int, rt: int | None) -> dict[str, Any]:
     }
 
 
+def parity(seconds: float, n_flows: int, rt: int | None) -> dict[str, Any]:
+    """Kernel Reno with ECN, ``n_flows`` bulk flows through RED with ECN at 10 Mbps; the
+    run's trace replayed with the same seed: how many decisions differ."""
+    import tempfile
+
+    trace = Path(tempfile.mkdtemp(prefix="aqmlab-live-")) / "trace.csv"
+    cfg = {
+        **base(10_000_000, 100, 10_000_000, rt),
+        "qdisc": {"kind": "red", "min_th": 5, "max_th": 15},
+        "ecn": True,
+        "seed": 4,
+        "trace_path": str(trace),
+        "flows": [
+            {
+                "id": i,
+                "proto": "tcp",
+                "a_port": 40000 + i,
+                "b_port": 5001 + i,
+                "delay_ab_ns": 5_000_000 * (i + 1),
+                "delay_ba_ns": 5_000_000,
+            }
+            for i in range(n_flows)
+        ],
+    }
+    with ln.bed(cfg, ecn=True) as bed:
+        sinks = [bed.exec_b(ln.SINK, str(5001 + i), str(seconds + 3)) for i in range(n_flows)]
+        time.sleep(0.3)
+        loop = bed.run(seconds)
+        senders = [
+            bed.exec_a(ln.SENDER, str(5001 + i), str(40000 + i), str(seconds + 1), "reno")
+            for i in range(n_flows)
+        ]
+        loop.join()
+        r = bed.bottleneck.result()
+        for p in sinks + senders:
+            p.kill()
+    t0 = time.monotonic()
+    check = _core.live_trace_parity(json.dumps(bed.config), str(trace))
+    took = time.monotonic() - t0
+    shutil.rmtree(trace.parent)
+    return {
+        "flows": n_flows,
+        "seconds": seconds,
+        "arrivals": r["link"]["arrivals"],
+        "marks": r["link"]["marks"],
+        "drops": r["link"]["drops"],
+        "utilisation": round(r["link"]["utilisation"], 4),
+        "parity": check,
+        "replay_s": round(took, 2),
+    }
+
+
 def main() -> None:
     why = ln.missing()
     if why:
@@ -175,13 +231,19 @@ def main() -> None:
     secs = 4.0 if quick else 8.0
     # --rt N: the packet loop runs SCHED_FIFO at priority N (config key realtime_priority).
     rt = int(sys.argv[sys.argv.index("--rt") + 1]) if "--rt" in sys.argv else None
-    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else "rtt,rate,capacity"
+    only = (
+        sys.argv[sys.argv.index("--only") + 1]
+        if "--only" in sys.argv
+        else "rtt,rate,parity,capacity"
+    )
     print(json.dumps({"load_avg_1min": os.getloadavg()[0], "cpus": os.cpu_count(), "rt": rt}))
     if "rtt" in only:
         print(json.dumps({"rtt": idle_rtt(100 if quick else 300, rt)}))
     if "rate" in only:
         print(json.dumps({"rate": bulk(10_000_000, 100, secs, rt)}))
         print(json.dumps({"rate": bulk(100_000_000, 500, secs, rt)}))
+    if "parity" in only:
+        print(json.dumps({"parity": parity(secs, 4, rt)}))
     if "capacity" in only:
         for n in (1, 4):
             print(json.dumps({"capacity": capacity(secs, n, rt)}))
