@@ -43,6 +43,12 @@ def test_noise_is_students_t_not_two_standard_errors():
     assert d == pytest.approx(2.776445 * 1.5811388 / 5**0.5)
 
 
+def test_identical_seeds_with_no_margin_fail_a_strict_comparison():
+    # max_p stayed at 0.126 on every seed: "max_p decreases" fails, it is not noise.
+    r = claims.judge_case(_claim("<"), Case("x", [-0.9, -0.9, -0.9], [-0.9, -0.9, -0.9]))
+    assert r.noise == 0.0 and r.verdict == "fails"
+
+
 def test_adjective_reads_the_stronger_comparison_and_keeps_the_plain_one():
     # Chablis 0.18 vs RED 0.15 in min/max: better, but not "far" (read as at least 0.2 more).
     far = claims.Adjective("far", offset=0.2)

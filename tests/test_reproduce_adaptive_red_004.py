@@ -45,8 +45,8 @@ def test_report_files(quick: reproduce.Outcome):
         "fig6_7a_queue",
         "fig7b_max_p",
     } <= figs
-    # 16 claims of §III-IV, Fig. 2(b)'s overflow and six of Figs. 3 and 5.
-    assert len(json.loads((out / "claims.json").read_text())) == 23
+    # 16 claims of §III-IV, Fig. 2(b)'s overflow and seven of Figs. 3 and 5.
+    assert len(json.loads((out / "claims.json").read_text())) == 24
     assert quick.runs["error"].isna().all()
 
 

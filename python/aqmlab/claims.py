@@ -196,7 +196,9 @@ def t_noise(d: np.ndarray) -> float:
 def _verdict(margin: float, noise: float, n: int) -> Verdict:
     if not math.isfinite(margin):
         return "not measured"
-    if n >= 2 and abs(margin) <= noise:
+    # Identical differences on every seed (noise 0) leave no doubt: a margin of exactly zero
+    # does not meet a strict comparison.
+    if n >= 2 and noise > 0 and abs(margin) <= noise:
         return "within noise"
     return "holds" if margin > 0 else "fails"
 
