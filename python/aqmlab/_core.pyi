@@ -14,6 +14,7 @@ __all__ = [
     "Cancelled",
     "RunControl",
     "ScenarioError",
+    "_panic_for_test",
     "algorithms",
     "metrics",
     "model_id",

@@ -40,6 +40,7 @@ An unreachable scheduler is an error within seconds.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -279,7 +280,7 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     A damaged directory under that name is replaced. Top-level so that process pools and Dask
     workers can pickle it.
     """
-    from aqmlab import _core
+    from aqmlab import api
     from aqmlab.results import Results
 
     out = Path(run_dir)
@@ -288,7 +289,8 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     cached = cached_summary(out)
     if cached is not None:  # another worker (or an earlier sweep) got there first
         return (out / "summary.json").read_text(encoding="utf-8")
-    raw = _core.run(resolved_toml)
+    # Interruptible: a signal to this worker stops the simulation's CPU work at once.
+    raw = api.run_core(resolved_toml)
     res = Results.from_core(raw, name=out.name)  # raises InvariantError naming the run
     res.write(out, plots=False, force=True)
     return res.summary_json
@@ -378,7 +380,11 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="aqmlab-parent-watch", daemon=True).start()
 
 
-def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Callable[[], None]]:
+#: ``close(abort)``: ends the pool; ``abort`` (an interrupt) stops running simulations at once.
+_Close = Callable[[bool], None]
+
+
+def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Close]:
     if workers <= 1:
 
         def submit_inline(text: str, run_dir: str) -> Future[str]:
@@ -389,7 +395,7 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
                 fut.set_exception(e)
             return fut
 
-        return submit_inline, lambda: None
+        return submit_inline, lambda abort: None
     # "spawn": the parent may hold threads (rich's refresher), which fork does not mix with.
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -401,8 +407,15 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
     def submit(text: str, run_dir: str) -> Future[str]:
         return pool.submit(run_one, text, run_dir)
 
-    def close() -> None:
-        pool.shutdown(wait=True, cancel_futures=True)
+    def close(abort: bool) -> None:
+        if abort:
+            # The workers' simulations would run to their end (minutes): stop the processes.
+            # A point being written is left as a temporary directory that the next sweep
+            # removes once provably abandoned; finished points stay.
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    proc.terminate()
+        pool.shutdown(wait=not abort, cancel_futures=True)
 
     return submit, close
 
@@ -429,7 +442,7 @@ def _check_reachable(address: str) -> None:
 
 def _submit_dask(
     scheduler: Any,
-) -> tuple[Callable[[str, str], Any], Callable[[], None]]:
+) -> tuple[Callable[[str, str], Any], _Close]:
     """Submits to a Dask cluster: ``scheduler`` is an address or a ``distributed.Client``
     (then left open for its owner)."""
     try:
@@ -439,7 +452,7 @@ def _submit_dask(
             "--scheduler", str(scheduler), "dask.distributed installed: pip install 'aqmlab[dask]'"
         ) from None
     if isinstance(scheduler, Client):
-        client, close = scheduler, (lambda: None)
+        client, close = scheduler, (lambda abort: None)
     else:
         address = str(scheduler)
         if address.startswith("tcp://") or "://" not in address:
@@ -452,7 +465,7 @@ def _submit_dask(
                 f"{address}: {' '.join(str(e).split())}",
                 "a reachable Dask scheduler",
             ) from None
-        close = client.close
+        close = lambda abort: client.close()  # noqa: E731
 
     def submit(text: str, run_dir: str) -> Any:
         return client.submit(run_one, text, run_dir, pure=False)
@@ -490,7 +503,25 @@ def run_points(
         not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
     ):
         raise scenario_error("--workers", repr(workers), "an integer >= 1")
-    out_dir = output.check_destination(out_dir, force=force).resolve()
+    out_dir = output.check_destination(out_dir, force=force, kind="sweep").resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    # One sweep at a time writes a directory: a second one gets one line, not a race.
+    with output.dest_lock(out_dir):
+        return _run_points_locked(
+            points, out_dir, workers, scheduler, progress, on_error, client, force
+        )
+
+
+def _run_points_locked(
+    points: list[Point],
+    out_dir: Path,
+    workers: int | None,
+    scheduler: str | None,
+    progress: bool,
+    on_error: str,
+    client: Any,
+    force: bool,
+) -> pd.DataFrame:
     n = len(points)
     errors: list[str | None] = [None] * n
     texts_by_point: list[str | None] = [None] * n
@@ -512,7 +543,9 @@ def run_points(
         out_dir.unlink()
     runs = out_dir / "runs"
     runs.mkdir(parents=True, exist_ok=True)
-    output.mark(out_dir)
+    marker = output.read_marker(out_dir)
+    if marker is None or marker["kind"] != "sweep":  # new, or replaced with force
+        output.mark(out_dir, "sweep", files={})
     _clean_stale(runs)
     dask_target = client if client is not None else scheduler
 
@@ -545,6 +578,7 @@ def run_points(
                 submit, close = _submit_dask(dask_target)
             else:
                 submit, close = _submit_local(n_workers)
+            aborted = True
             try:
                 futures = {submit(texts[h], str(runs / h)): h for h in todo}
                 not_done = set(futures)
@@ -555,7 +589,7 @@ def run_points(
                         done, not_done = dwait(list(not_done), return_when="FIRST_COMPLETED")
                         done, not_done = set(done), set(not_done)
                     else:
-                        done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                        done, not_done = wait(not_done, timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in done:
                         h = futures[fut]
                         exc = fut.exception()
@@ -569,8 +603,9 @@ def run_points(
                             bar.advance(note="failed" if exc is not None else "")
                         if exc is not None and not is_complete(runs / h):
                             shutil.rmtree(runs / h, ignore_errors=True)
+                aborted = False
             finally:
-                close()
+                close(aborted)
     finally:
         bar.close()
 
@@ -607,7 +642,7 @@ def run_points(
 
 def write_runs_table(df: pd.DataFrame, path: Path) -> None:
     """Writes the runs table atomically (a partial file never replaces a good one)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-")
+    tmp = path.with_name(f".aqmlab.tmpf-{output.token()}")
     out = df.copy()
     for col in out.columns:  # mixed-type label columns (0.1 and "auto") would not convert
         if out[col].dtype == object:
@@ -620,6 +655,7 @@ def write_runs_table(df: pd.DataFrame, path: Path) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    output.record_file(path)
 
 
 def _is_nan(v: Any) -> bool:
