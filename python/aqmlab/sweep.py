@@ -46,6 +46,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
 import socket
 import sys
@@ -253,15 +254,31 @@ def point_hash(resolved_toml: str) -> str:
     return sha256(f"{_core.model_id()}\n{resolved_toml}".encode()).hexdigest()
 
 
+#: A run directory's name in a sweep: the point's hash (sha256 hex).
+_HASH_NAME = re.compile(r"[0-9a-f]{64}")
+
+
 def cached_summary(run_dir: Path) -> dict[str, Any] | None:
     """The summary of a finished, sound run directory, or None: the directory must exist under
     its final name (temporary ones start with a dot) with its scenario, every table file, and a
-    ``summary.json`` that parses and passes :func:`aqmlab.invariants.check_summary`."""
+    ``summary.json`` that parses and passes :func:`aqmlab.invariants.check_summary`; its
+    marker's manifest must list exactly its files with their current SHA-256 (a truncated
+    table, an edited summary, a file copied in are caught); and a directory named by a point
+    hash must hold the scenario of that hash (another point's files copied in are caught)."""
     if run_dir.name.startswith(".") or not (run_dir / "scenario.toml").is_file():
         return None
     if not all((run_dir / f"{t}.parquet").is_file() for t in TABLES):
         return None
     try:
+        marker = output.read_marker(run_dir)
+        if marker is None or marker["kind"] != "run" or output.foreign_files(run_dir, marker):
+            return None
+        if not all(f"{t}.parquet" in marker["files"] for t in TABLES):
+            return None
+        if _HASH_NAME.fullmatch(run_dir.name):
+            scenario_text = (run_dir / "scenario.toml").read_text(encoding="utf-8")
+            if point_hash(scenario_text) != run_dir.name:
+                return None
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         check_summary(summary, run_dir.name)
     except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError, InvariantError
