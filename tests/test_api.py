@@ -167,11 +167,10 @@ def test_write_puts_every_file_in_place(tiny_results, tmp_path: Path):
 
 def test_write_replaces_an_old_result_whole(tiny_results, tmp_path: Path):
     out = tmp_path / "res"
-    out.mkdir()
-    (out / ".aqmlab").write_text("an earlier aqmlab result\n")  # ours: may be replaced
-    (out / "stale.txt").write_text("from an older run")
-    tiny_results.write(out, plots=False)
-    assert not (out / "stale.txt").exists()
+    tiny_results.write(out, plots=True)  # an earlier result, with plots
+    assert (out / "queue.png").exists()
+    tiny_results.write(out, plots=False)  # what aqmlab wrote before is replaced whole
+    assert not (out / "queue.png").exists()
     assert (out / "summary.json").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["res"]
 

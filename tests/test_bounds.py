@@ -93,3 +93,23 @@ def test_dev_zero_in_a_memory_capped_process_is_an_error_not_an_oom(tmp_path):
     )
     assert res.returncode == 2, res.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "path"),
+    [
+        ("flows.0.count=1000000", "flows"),
+        ("flows.0.count=100001", "flows"),
+        ("flows.0.tcp.initial_window=100000000", "flows.0.tcp.initial_window"),
+        ("flows.0.tcp.initial_window=65536", "flows.0.tcp.initial_window"),
+    ],
+)
+def test_counts_and_windows_beyond_the_memory_rule_are_refused(override, path):
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(TINY, set=[override])
+    assert e.value.path == path
+
+
+def test_the_largest_window_runs(tmp_path):
+    res = aqmlab.run(TINY, set=["flows.0.count=1", "flows.0.tcp.initial_window=65535"])
+    assert res.summary["arrivals"] > 0

@@ -58,8 +58,11 @@ def test_rerunning_into_our_own_result_directory_works(tiny_path: Path, tmp_path
     out = tmp_path / "res"
     assert run_cli("run", tiny_path, "--out", out, "--no-plots").code == 0
     assert (out / output.MARKER).is_file()
-    (out / "summary.json").write_text("{}")  # replaced by the rerun
+    (out / "summary.json").write_text("{}")  # changed since aqmlab wrote it: named, kept
     r = run_cli("run", tiny_path, "--out", out, "--no-plots")
+    assert r.code == 2 and "summary.json" in r.stderr and r.stderr.count("\n") == 1
+    assert (out / "summary.json").read_text() == "{}"
+    r = run_cli("run", tiny_path, "--out", out, "--no-plots", "--force")
     assert r.code == 0, r.stderr
     assert json.loads((out / "summary.json").read_text())["utilisation"] > 0
 
@@ -124,26 +127,76 @@ def test_sigterm_removes_the_temporary_directory(tmp_path: Path):
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    assert any(p.name.startswith(".res.tmp-") for p in tmp_path.iterdir())
+    assert any(p.name.startswith(".aqmlab.tmp-") for p in tmp_path.iterdir())
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=30)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_temporaries_of_dead_processes_are_cleaned(tmp_path: Path):
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
+def _held_elsewhere(tmp_path: Path, name: str) -> subprocess.Popen[str]:
+    """A process (standing for a writer in another PID namespace or container) that holds the
+    lock of temporary directory ``name`` until killed."""
+    code = (
+        "import fcntl, os, sys, time\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path / name / ".aqmlab-lock")],
+        stdout=subprocess.PIPE,
         text=True,
     )
-    stale = tmp_path / f".res.tmp-{int(dead.stdout)}-abc"
-    stale.mkdir()
-    live = tmp_path / f".res.tmp-{os.getpid()}-abc"
-    live.mkdir()
-    with output.atomic_dir(tmp_path / "res") as d:
-        (d / "f").write_text("1")
-    assert not stale.exists() and live.exists()
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_only_provably_abandoned_temporaries_are_cleaned(tmp_path: Path):
+    me = output.token().split(".")
+    host, boot = me[0], me[1]
+
+    def temp(name: str) -> Path:
+        d = tmp_path / name
+        d.mkdir()
+        (d / ".aqmlab-lock").write_text("")
+        (d / "data").write_text("work")
+        return d
+
+    # A dead writer on this host and boot: its lock can be taken, so it is removed. The pid
+    # is one alive here (ours), which must not matter: only the lock counts.
+    dead = temp(f".aqmlab.tmp-{host}.{boot}.{os.getpid()}.aaaa")
+    # A live writer whose pid means nothing here (another PID namespace): it holds the lock.
+    live = temp(f".aqmlab.old-{host}.{boot}.999999.bbbb")
+    # Another host or another boot: nothing can be proved, kept.
+    other_host = temp(f".aqmlab.tmp-otherhost.{boot}.1.cccc")
+    other_boot = temp(f".aqmlab.tmp-{host}.00000000-0000-0000-0000-000000000000.1.dddd")
+    # Older naming (".NAME.tmp-PID-"), no lock file: kept.
+    legacy = tmp_path / ".res.tmp-999999-xyz"
+    legacy.mkdir()
+    holder = _held_elsewhere(tmp_path, live.name)
+    try:
+        with output.atomic_dir(tmp_path / "res") as d:
+            (d / "f").write_text("1")
+        assert not dead.exists()
+        assert live.exists() and (live / "data").read_text() == "work"
+        assert other_host.exists() and other_boot.exists() and legacy.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    # Its writer gone, the live one is now provably abandoned.
+    output.clean_stale(tmp_path)
+    assert not live.exists()
+
+
+def test_a_second_writer_of_one_destination_gets_one_line(tmp_path: Path):
+    out = tmp_path / "res"
+    res = aqmlab.run(TINY)
+    busy = "being written by another aqmlab process"
+    with output.dest_lock(out), pytest.raises(aqmlab.ScenarioError, match=busy):
+        res.write(out, plots=False)
+    res.write(out, plots=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
 
 
 # ---- invariants ---------------------------------------------------------------------------
@@ -213,7 +266,7 @@ def test_a_run_breaking_an_invariant_is_an_error_naming_it(tmp_path: Path, monke
 
     real = _core.run
 
-    def broken(text: str) -> dict:
+    def broken(text: str, *control: object) -> dict:
         raw = real(text)
         s = json.loads(raw["summary_json"])
         s["loss_rate"] = 1.5

@@ -16,6 +16,7 @@ __all__ = [
     "LiveBottleneck",
     "RunControl",
     "ScenarioError",
+    "_panic_for_test",
     "algorithms",
     "live_trace_parity",
     "metrics",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any, cast
 
 from aqmlab import _core
@@ -47,32 +48,80 @@ def run(scenario: ScenarioLike, *, set: Overrides = None, seed: int | None = Non
     several runs may go side by side in threads.
     """
     text, name = prepare(scenario, set=set, seed=seed)
-    raw = _run_interruptibly(text)
+    raw = run_core(text)
     return Results.from_core(raw, name=name)
 
 
-def _run_interruptibly(text: str) -> Any:
-    """``_core.run(text)``; from the main thread, in a helper thread so that Ctrl-C and SIGTERM
-    (see :func:`aqmlab.output.terminate_gracefully`) interrupt the wait at once instead of after
-    the whole simulation (the core holds no Python state a signal handler could reach). Nothing
-    has been written yet, so an interrupted run leaves nothing behind."""
+def run_core(
+    text: str,
+    on_progress: Callable[[int], None] | None = None,
+    control: _core.RunControl | None = None,
+) -> Any:
+    """``_core.run(text)`` that stops its CPU work when interrupted.
+
+    From the main thread, the simulation runs in a helper thread and this thread waits in short
+    slices, so Ctrl-C and SIGTERM (see :func:`aqmlab.output.terminate_gracefully`) are noticed at
+    once; the simulation is then cancelled and joined before the interrupt propagates, so no
+    core stays busy. From any other thread it runs there, stopped by ``control.cancel()`` from
+    whoever handles the interrupt (``_core.Cancelled`` is then raised). ``on_progress`` gets
+    the simulated time reached (ns), about every 0.1 s, from the main thread only. Nothing has
+    been written yet, so an interrupted run leaves nothing behind."""
+    control = control if control is not None else _core.RunControl()
     if threading.current_thread() is not threading.main_thread():
-        return _core.run(text)
+        return _core.run(text, control)
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def work() -> None:
         try:
-            box["raw"] = _core.run(text)
+            box["raw"] = _core.run(text, control)
         except BaseException as e:  # handed to the caller's thread
             box["err"] = e
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="aqmlab-run", daemon=True)
     worker.start()
-    while worker.is_alive():
-        worker.join(0.1)
+    try:
+        # An Event, not Thread.join: a join interrupted by a signal can leave the thread's
+        # state inconsistent (CPython), and the wait must be interruptible.
+        while not done.wait(0.1):
+            if on_progress is not None:
+                on_progress(control.sim_time_ns)
+    except BaseException:
+        control.cancel()
+        done.wait()  # within a few thousand events
+        raise
     if "err" in box:
         raise box["err"]
     return box["raw"]
+
+
+def run_many(texts: list[str], workers: int) -> list[Any]:
+    """``_core.run`` of every text, ``workers`` at a time in threads, in order. An interrupt
+    (or any error) cancels the simulations in flight and drops those not started, so the
+    caller gets control back at once instead of after the runs."""
+    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="aqmlab-run")
+    controls = [_core.RunControl() for _ in texts]
+    futures = [pool.submit(_core.run, t, c) for t, c in zip(texts, controls, strict=True)]
+    try:
+        pending = set(futures)
+        while pending:
+            # Short slices: the main thread must get back to the interpreter for signals.
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
+            for f in done:
+                if f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+        return [f.result() for f in futures]
+    except BaseException:
+        for f, c in zip(futures, controls, strict=True):
+            f.cancel()
+            c.cancel()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def algorithms() -> list[dict[str, Any]]:

@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--line", default="algorithm", help="one line per value (default: algorithm)")
     p.add_argument("--logx", action="store_true", help="logarithmic x axis")
     p.add_argument("--out", type=Path, default=None, help="PNG (default: beside RUNS.parquet)")
+    _add_force(p)
 
     _add_crosscheck(sub)
     live_command.add_parser(sub)
@@ -214,6 +215,7 @@ def _add_crosscheck(sub: Any) -> None:
         metavar="JSON",
         help="also write ns-2's results as a reference file (tests/data/ns2/)",
     )
+    _add_force(p)
 
 
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
@@ -241,19 +243,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
     except ScenarioError as e:
-        message = " ".join(str(e).split())  # one line, whatever the message held
-        print(f"error: {message}", file=sys.stderr)
+        _error(str(e))
         return EXIT_USAGE
     except InvariantError as e:
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        _error(str(e))
         return EXIT_FAILED
     except OSError as e:  # the disk filled up, a directory vanished mid-write, ...
         where = f"{e.filename}: " if e.filename else ""
-        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        _error(f"{where}{e.strerror or e}")
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _error(message: str) -> None:
+    """``error: MESSAGE`` on one line of stderr, whatever the message held (newlines, a
+    scenario's names with terminal escape sequences)."""
+    from aqmlab.report import printable
+
+    print(f"error: {printable(' '.join(message.split()))}", file=sys.stderr)
 
 
 def _trace_ids(text: str | None) -> list[int]:
@@ -277,7 +286,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else Path("results") / args.scenario.stem
     if write:
         output.check_destination(out, force=args.force)
-    res = api.run(args.scenario, set=args.overrides, seed=args.seed)
+    text, name = api.prepare(args.scenario, set=args.overrides, seed=args.seed)
+    from aqmlab.results import Results
+
+    progress = _Progress(text)
+    try:
+        raw = api.run_core(text, on_progress=progress)
+    finally:
+        progress.close()
+    res = Results.from_core(raw, name=name)
     if write:
         res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
@@ -303,6 +320,49 @@ def cmd_example(args: argparse.Namespace) -> int:
 
     sys.stdout.write(examples.example(args.name).read_text(encoding="utf-8"))
     return 0
+
+
+class _Progress:
+    """Progress of one long run on stderr: how much simulated time is done. Quiet for runs
+    under a few seconds; on a terminal one line rewritten in place, otherwise a line a minute.
+    A simulated duration far beyond what a run can cover is announced up front."""
+
+    QUIET_S = 3.0
+    HUGE_S = 1e6  # about 12 days of simulated time
+
+    def __init__(self, text: str) -> None:
+        import time
+
+        from aqmlab import _core
+        from aqmlab.ns2.units import duration_s
+        from aqmlab.scenario import loads
+
+        self.end_s = duration_s(loads(_core.validate(text)).get("duration", "0s"))
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+        if self.end_s >= self.HUGE_S:
+            print(
+                f"note: {self.end_s:.3g} s of simulated time; this may take very long "
+                "(Ctrl-C stops it at once)",
+                file=sys.stderr,
+            )
+
+    def __call__(self, sim_ns: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.t0 < self.QUIET_S or now - self.last < (0.5 if self.tty else 60.0):
+            return
+        self.last = now
+        done = sim_ns / 1e9
+        pct = 100.0 * done / self.end_s if self.end_s > 0 else 100.0
+        line = f"simulated {done:.4g} s of {self.end_s:.4g} s ({pct:.3g} %), {now - self.t0:.0f} s"
+        print(f"\r{line}" if self.tty else line, end="" if self.tty else "\n", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.tty and self.last:
+            print(file=sys.stderr)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -401,7 +461,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         print(f"error: {e.args[0]} (columns: {cols})", file=sys.stderr)
         return EXIT_USAGE
     out = args.out or args.runs.with_name(f"{args.y}_vs_{args.x}.png".replace("/", "_"))
+    output.check_file(out, force=args.force)
     plots.save(fig, out)
+    output.record_file(out)
     print(out)
     return 0
 
@@ -410,6 +472,10 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     from aqmlab import ns2 as cc_mod
     from aqmlab import report
 
+    out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
+    out = output.check_destination(out, force=args.force, kind="crosscheck")
+    if args.record is not None:
+        output.check_file(args.record, force=args.force, what="--record")
     try:
         cc = cc_mod.crosscheck(
             args.scenario,
@@ -421,14 +487,14 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_USAGE
-    out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
-    cc.write(out, plots=not args.no_plots)
+    cc.write(out, plots=not args.no_plots, force=args.force)
     if args.record is not None:
         from aqmlab.ns2 import reference
 
         reference.record(
             cc, args.record, scenario=args.scenario.as_posix(), overrides=args.overrides
         )
+        output.record_file(args.record)
     if args.json:
         print((out / "crosscheck.json").read_text(encoding="utf-8"))
         return 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +77,7 @@ def compare(
     from aqmlab import output
 
     if out is not None:
-        out = output.check_destination(out, force=force)
+        out = output.check_destination(out, force=force, kind="compare")
     names = _unique_names(scenarios)
     # A one-shot iterable of overrides must serve every scenario.
     overrides = set if set is None or isinstance(set, (str, Mapping)) else list(set)
@@ -86,21 +85,22 @@ def compare(
     for text in texts:
         api._core.validate(text)
     workers = jobs or min(len(texts), os.cpu_count() or 1) or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        raws = list(pool.map(api._core.run, texts))
+    raws = api.run_many(texts, workers)
     results = {n: Results.from_core(raw, name=n) for n, raw in zip(names, raws, strict=True)}
     table = pd.DataFrame([summary_row(n, r) for n, r in results.items()], columns=list(COLUMNS))
     if out is not None:
-        write(Path(out), table, results, plots=plots)
+        write(Path(out), table, results, plots=plots, force=force)
     return table, results
 
 
-def write(out: Path, table: pd.DataFrame, results: dict[str, Results], *, plots: bool) -> None:
+def write(
+    out: Path, table: pd.DataFrame, results: dict[str, Results], *, plots: bool, force: bool = False
+) -> None:
     """Writes each run under ``out/<run>/`` and the comparison files into ``out``, all at once
     (a temporary directory renamed into place: see :mod:`aqmlab.output`)."""
     from aqmlab import output
 
-    with output.atomic_dir(out) as tmp:
+    with output.atomic_dir(out, kind="compare", force=force) as tmp:
         for name, res in results.items():
             res.write(tmp / name, plots=plots)
         table.to_csv(tmp / "comparison.csv", index=False)

@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from aqmlab import registry
+
+
+def printable(text: Any) -> str:
+    """``text`` safe for a terminal: control characters (escape sequences, carriage returns,
+    backspaces) and format characters (bidirectional overrides) shown as ``\\x1b``/``\\u202e``
+    instead of acting on the terminal."""
+    out = []
+    for ch in str(text):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _safe(text: Any) -> str:
+    """A name from a scenario or a path, as rich text: printable, and never rich markup."""
+    return escape(printable(text))
 
 
 def _num(v: Any, fmt: str = ".4g") -> str:
@@ -38,7 +58,7 @@ def print_summary(
 ) -> None:
     """The headline numbers of one run, then one line per flow group."""
     console = console or Console()
-    t = Table(title=f"aqmlab run: {title}" if title else "aqmlab run", show_header=False)
+    t = Table(title=f"aqmlab run: {_safe(title)}" if title else "aqmlab run", show_header=False)
     t.add_column("metric", style="bold")
     t.add_column("value")
     rows: list[tuple[str, str]] = []
@@ -66,11 +86,12 @@ def print_summary(
             g.add_column(f, justify="right")
         for name, stats in groups.items():
             stats = stats if isinstance(stats, Mapping) else {}
-            g.add_row(str(name), *(_stats(stats.get(f), ("min", "mean", "max")) for f in fields))
+            g.add_row(_safe(name), *(_stats(stats.get(f), ("min", "mean", "max")) for f in fields))
         console.print(g)
     links = summary.get("links")
     if isinstance(links, list) and links:
-        lt = Table(title=f"links (the summary above is {summary.get('measured_link', '?')})")
+        measured = _safe(summary.get("measured_link", "?"))
+        lt = Table(title=f"links (the summary above is {measured})")
         # summary key -> column header (short enough for an 80-column terminal)
         cols = {"qdisc": "qdisc", **{m.key: m.short for m in registry.metrics("link")}}
         lt.add_column("link", style="bold")
@@ -78,10 +99,10 @@ def print_summary(
             lt.add_column(header, justify="right")
         for link in links:
             if isinstance(link, Mapping):
-                lt.add_row(str(link.get("link")), *(_num(link.get(k)) for k in cols))
+                lt.add_row(_safe(link.get("link")), *(_num(link.get(k)) for k in cols))
         console.print(lt)
     if out_dir is not None:
-        console.print(f"results written to [bold]{out_dir}[/bold]")
+        console.print(f"results written to [bold]{_safe(out_dir)}[/bold]")
 
 
 def print_algorithms(algos: list[dict[str, Any]], *, console: Console | None = None) -> None:
@@ -120,7 +141,7 @@ def print_comparison(
     t = Table(title="aqmlab compare")
     t.add_column("metric", style="bold")
     for run in table["run"]:
-        t.add_column(str(run), justify="right")
+        t.add_column(_safe(run), justify="right")
     titles = {m.column: m.title for m in registry.METRICS if m.scope == "run"}
     for col in table.columns:
         if col == "run":
@@ -128,7 +149,7 @@ def print_comparison(
         t.add_row(titles.get(str(col), str(col)), *(_num(v) for v in table[col]))
     console.print(t)
     if out_dir is not None:
-        console.print(f"results and comparison.png written to [bold]{out_dir}[/bold]")
+        console.print(f"results and comparison.png written to [bold]{_safe(out_dir)}[/bold]")
 
 
 _VERDICT_STYLE = {"agree": "green", "within 10%": "yellow", "differs": "bold red", "n/a": "dim"}
@@ -146,7 +167,7 @@ def print_crosscheck(
     from aqmlab.ns2 import compare
 
     console = console or Console()
-    t = Table(title=f"aqmlab vs ns-2.35: {title} (seeds {', '.join(map(str, seeds))})")
+    t = Table(title=f"aqmlab vs ns-2.35: {_safe(title)} (seeds {', '.join(map(str, seeds))})")
     t.add_column("metric", style="bold")
     t.add_column("aqmlab", justify="right")
     t.add_column("ns-2", justify="right")
@@ -164,5 +185,5 @@ def print_crosscheck(
     console.print(t)
     if out_dir is not None:
         console.print(
-            f"crosscheck.json, crosscheck.md and the ns-2 scripts in [bold]{out_dir}[/bold]"
+            f"crosscheck.json, crosscheck.md and the ns-2 scripts in [bold]{_safe(out_dir)}[/bold]"
         )

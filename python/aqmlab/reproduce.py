@@ -409,9 +409,12 @@ def reproduce_all(
 ) -> list[Outcome]:
     """Runs every registered reproduction into ``OUT/<id>/`` and writes ``OUT/index.html`` (and
     ``index.md``): every paper's claims table, its counts and its times."""
+    from aqmlab import output
     from aqmlab.papers import REPRODUCTIONS
 
     out = Path(out_dir) if out_dir is not None else Path("results/reproduce")
+    for name in ("index.html", "index.md"):  # before hours of runs, not after
+        output.check_file(out / name, what="--out")
     outcomes = [
         reproduce(
             r,
@@ -459,9 +462,13 @@ def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
         md += [f"## {o.report.title}", "", claims_mod.summary_line(o.report.results), ""]
         md += [pages.markdown_table(df), ""]
     html_parts.append(pages.TAIL)
+    from aqmlab import output
+
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text("\n".join(html_parts), encoding="utf-8")
-    (out / "index.md").write_text("\n".join(md), encoding="utf-8")
+    for name, text in (("index.html", "\n".join(html_parts)), ("index.md", "\n".join(md))):
+        output.check_file(out / name, what="--out")
+        output.write_text_atomic(out / name, text)
+        output.record_file(out / name)
     return out / "index.html"
 
 

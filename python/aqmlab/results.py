@@ -157,7 +157,7 @@ class Results:
         invariants.check_summary(self.summary, self.name)
         import pyarrow.parquet as pq
 
-        with output.atomic_dir(out) as tmp:
+        with output.atomic_dir(out, kind="run", force=force, what="out_dir") as tmp:
             (tmp / "summary.json").write_text(self.summary_json, encoding="utf-8")
             (tmp / "scenario.toml").write_text(self.scenario_toml, encoding="utf-8")
             for name in TABLES:

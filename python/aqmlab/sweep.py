@@ -40,11 +40,13 @@ An unreachable scheduler is an error within seconds.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
 import socket
 import sys
@@ -252,15 +254,31 @@ def point_hash(resolved_toml: str) -> str:
     return sha256(f"{_core.model_id()}\n{resolved_toml}".encode()).hexdigest()
 
 
+#: A run directory's name in a sweep: the point's hash (sha256 hex).
+_HASH_NAME = re.compile(r"[0-9a-f]{64}")
+
+
 def cached_summary(run_dir: Path) -> dict[str, Any] | None:
     """The summary of a finished, sound run directory, or None: the directory must exist under
     its final name (temporary ones start with a dot) with its scenario, every table file, and a
-    ``summary.json`` that parses and passes :func:`aqmlab.invariants.check_summary`."""
+    ``summary.json`` that parses and passes :func:`aqmlab.invariants.check_summary`; its
+    marker's manifest must list exactly its files with their current SHA-256 (a truncated
+    table, an edited summary, a file copied in are caught); and a directory named by a point
+    hash must hold the scenario of that hash (another point's files copied in are caught)."""
     if run_dir.name.startswith(".") or not (run_dir / "scenario.toml").is_file():
         return None
     if not all((run_dir / f"{t}.parquet").is_file() for t in TABLES):
         return None
     try:
+        marker = output.read_marker(run_dir)
+        if marker is None or marker["kind"] != "run" or output.foreign_files(run_dir, marker):
+            return None
+        if not all(f"{t}.parquet" in marker["files"] for t in TABLES):
+            return None
+        if _HASH_NAME.fullmatch(run_dir.name):
+            scenario_text = (run_dir / "scenario.toml").read_text(encoding="utf-8")
+            if point_hash(scenario_text) != run_dir.name:
+                return None
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         check_summary(summary, run_dir.name)
     except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError, InvariantError
@@ -279,7 +297,7 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     A damaged directory under that name is replaced. Top-level so that process pools and Dask
     workers can pickle it.
     """
-    from aqmlab import _core
+    from aqmlab import api
     from aqmlab.results import Results
 
     out = Path(run_dir)
@@ -288,7 +306,8 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     cached = cached_summary(out)
     if cached is not None:  # another worker (or an earlier sweep) got there first
         return (out / "summary.json").read_text(encoding="utf-8")
-    raw = _core.run(resolved_toml)
+    # Interruptible: a signal to this worker stops the simulation's CPU work at once.
+    raw = api.run_core(resolved_toml)
     res = Results.from_core(raw, name=out.name)  # raises InvariantError naming the run
     res.write(out, plots=False, force=True)
     return res.summary_json
@@ -378,7 +397,11 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="aqmlab-parent-watch", daemon=True).start()
 
 
-def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Callable[[], None]]:
+#: ``close(abort)``: ends the pool; ``abort`` (an interrupt) stops running simulations at once.
+_Close = Callable[[bool], None]
+
+
+def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Close]:
     if workers <= 1:
 
         def submit_inline(text: str, run_dir: str) -> Future[str]:
@@ -389,7 +412,7 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
                 fut.set_exception(e)
             return fut
 
-        return submit_inline, lambda: None
+        return submit_inline, lambda abort: None
     # "spawn": the parent may hold threads (rich's refresher), which fork does not mix with.
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -401,8 +424,15 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], Call
     def submit(text: str, run_dir: str) -> Future[str]:
         return pool.submit(run_one, text, run_dir)
 
-    def close() -> None:
-        pool.shutdown(wait=True, cancel_futures=True)
+    def close(abort: bool) -> None:
+        if abort:
+            # The workers' simulations would run to their end (minutes): stop the processes.
+            # A point being written is left as a temporary directory that the next sweep
+            # removes once provably abandoned; finished points stay.
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    proc.terminate()
+        pool.shutdown(wait=not abort, cancel_futures=True)
 
     return submit, close
 
@@ -525,7 +555,7 @@ def _check_address(address: str) -> None:
 
 def _submit_dask(
     scheduler: Any,
-) -> tuple[Callable[[str, str], Any], Callable[[], None]]:
+) -> tuple[Callable[[str, str], Any], _Close]:
     """Submits to a Dask cluster: ``scheduler`` is an address or a ``distributed.Client``
     (then left open for its owner)."""
     try:
@@ -535,12 +565,12 @@ def _submit_dask(
             "--scheduler", str(scheduler), "dask.distributed installed: pip install 'aqmlab[dask]'"
         ) from None
     if isinstance(scheduler, Client):
-        client, close = scheduler, (lambda: None)
+        client, close = scheduler, (lambda abort: None)
     else:
         address = str(scheduler)
         _check_address(address)
         client = _connect_dask(address)
-        close = client.close
+        close = lambda abort: client.close()  # noqa: E731
 
     def submit(text: str, run_dir: str) -> Any:
         return client.submit(run_one, text, run_dir, pure=False)
@@ -578,7 +608,25 @@ def run_points(
         not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
     ):
         raise scenario_error("--workers", repr(workers), "an integer >= 1")
-    out_dir = output.check_destination(out_dir, force=force).resolve()
+    out_dir = output.check_destination(out_dir, force=force, kind="sweep").resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    # One sweep at a time writes a directory: a second one gets one line, not a race.
+    with output.dest_lock(out_dir):
+        return _run_points_locked(
+            points, out_dir, workers, scheduler, progress, on_error, client, force
+        )
+
+
+def _run_points_locked(
+    points: list[Point],
+    out_dir: Path,
+    workers: int | None,
+    scheduler: str | None,
+    progress: bool,
+    on_error: str,
+    client: Any,
+    force: bool,
+) -> pd.DataFrame:
     n = len(points)
     errors: list[str | None] = [None] * n
     texts_by_point: list[str | None] = [None] * n
@@ -624,11 +672,13 @@ def run_points(
         if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
             out_dir.unlink()
         runs.mkdir(parents=True, exist_ok=True)
-        output.mark(out_dir)
+        marker = output.read_marker(out_dir)
+        if marker is None or marker["kind"] != "sweep":  # new, or replaced with force
+            output.mark(out_dir, "sweep", files={})
         _clean_stale(runs)
     except BaseException:
         if submit_close is not None:
-            submit_close[1]()
+            submit_close[1](True)
         raise
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     n_workers = max(1, min(n_workers, len(todo) or 1))
@@ -640,6 +690,7 @@ def run_points(
                 submit, close = submit_close
             else:
                 submit, close = _submit_local(n_workers)
+            aborted = True
             try:
                 futures = {submit(texts[h], str(runs / h)): h for h in todo}
                 not_done = set(futures)
@@ -650,7 +701,7 @@ def run_points(
                         done, not_done = dwait(list(not_done), return_when="FIRST_COMPLETED")
                         done, not_done = set(done), set(not_done)
                     else:
-                        done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                        done, not_done = wait(not_done, timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in done:
                         h = futures[fut]
                         exc = fut.exception()
@@ -664,8 +715,9 @@ def run_points(
                             bar.advance(note="failed" if exc is not None else "")
                         if exc is not None and not is_complete(runs / h):
                             shutil.rmtree(runs / h, ignore_errors=True)
+                aborted = False
             finally:
-                close()
+                close(aborted)
     finally:
         bar.close()
 
@@ -702,7 +754,7 @@ def run_points(
 
 def write_runs_table(df: pd.DataFrame, path: Path) -> None:
     """Writes the runs table atomically (a partial file never replaces a good one)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-")
+    tmp = path.with_name(f".aqmlab.tmpf-{output.token()}")
     out = df.copy()
     for col in out.columns:  # mixed-type label columns (0.1 and "auto") would not convert
         if out[col].dtype == object:
@@ -715,6 +767,7 @@ def write_runs_table(df: pd.DataFrame, path: Path) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    output.record_file(path)
 
 
 def _is_nan(v: Any) -> bool:

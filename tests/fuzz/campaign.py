@@ -61,6 +61,26 @@ def replay_kind(kind: str, events_per_kind: int, seed: int) -> tuple[cases.Tally
     return tally, time.perf_counter() - t0
 
 
+def many_flows(events: int, flows: int, seed: int) -> tuple[cases.Tally, float, int]:
+    """FQ-CoDel with ``flows`` flows (one sub-queue each, up to its buckets): ``events`` replay
+    events in calls of 100,000; returns the tally, seconds and the worker's peak RSS (KiB)."""
+    import resource
+
+    rng = random.Random(f"{seed}-many")
+    tally = cases.Tally()
+    t0 = time.perf_counter()
+    done, t = 0, 0.0
+    fq = {"kind": "fq_codel", "flows": flows}
+    while done < events:
+        n = min(100_000, events - done)
+        evs, t = cases.random_events(rng, n, t, n_flows=flows)
+        label = f"fq_codel {flows} flows at {done}"
+        cases.check_replay(fq, evs, tally, label, uniforms=None, buffer=20_000)
+        done += n
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return tally, time.perf_counter() - t0, peak
+
+
 def replay_campaign(
     events_per_kind: int, seed: int, tally: cases.Tally, jobs: int
 ) -> dict[str, float]:
@@ -68,6 +88,7 @@ def replay_campaign(
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         futures = {k: pool.submit(replay_kind, k, events_per_kind, seed) for k in cases.kinds()}
+        many = pool.submit(many_flows, events_per_kind, 10_000, seed)
         for kind, fut in futures.items():
             part, secs = fut.result()
             seconds[kind] = secs
@@ -79,6 +100,15 @@ def replay_campaign(
                 f"{len(part.failures)} failures, {secs:.0f} s",
                 flush=True,
             )
+        part, secs, peak = many.result()
+        seconds["fq_codel 10^4 flows"] = secs
+        tally.events += part.events
+        tally.failures += part.failures
+        print(
+            f"  fq_codel, 10^4 flows: {part.events} events, {len(part.failures)} failures, "
+            f"{secs:.0f} s, worker peak RSS {peak / 1024:.0f} MiB",
+            flush=True,
+        )
     return seconds
 
 
@@ -102,11 +132,19 @@ def main() -> int:
         f"{scen[3]} run; {t_scen:.0f} s"
     )
     print(
-        f"replay: {tally.events} events over {len(per_kind)} algorithms "
-        f"({args.replay_events} each), {tally.cases - scen[0]} hostile calls; "
+        f"replay: {tally.events} events over {len(per_kind) - 1} algorithms "
+        f"({args.replay_events} each, and as many through FQ-CoDel with 10^4 flows), "
+        f"{tally.cases - scen[0]} hostile calls; "
         f"{sum(per_kind.values()):.0f} s of worker time over {args.jobs} processes"
     )
-    print(f"total {total:.0f} s; failures: {len(tally.failures)}")
+    import resource
+
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    print(f"total {total:.0f} s; peak RSS of one process {peak / 1024:.0f} MiB")
+    print(f"failures: {len(tally.failures)}")
     for f in tally.failures[:50]:
         print(f"  {f}")
     return 1 if tally.failures else 0

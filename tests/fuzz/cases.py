@@ -267,13 +267,16 @@ def kinds() -> list[str]:
     return [a["kind"] for a in aqmlab.algorithms()]
 
 
-def random_events(rng: random.Random, n: int, t0: float = 0.0) -> tuple[list[tuple], float]:
-    """``n`` valid events with non-decreasing times from ``t0``; returns them and the last time."""
+def random_events(
+    rng: random.Random, n: int, t0: float = 0.0, n_flows: int | None = None
+) -> tuple[list[tuple], float]:
+    """``n`` valid events with non-decreasing times from ``t0``; returns them and the last time.
+    ``n_flows``: flow ids drawn from that many (default: one of 1 to 500)."""
     events: list[tuple] = []
     t = t0
     sizes = [40, 64, 200, 576, 1000, 1500, 9000, 1, 65535]
     busy = rng.random()  # share of enqueues: from draining to overloaded
-    n_flows = rng.choice([1, 2, 8, 64, 500])
+    n_flows = n_flows or rng.choice([1, 2, 8, 64, 500])
     for _ in range(n):
         t += rng.expovariate(2000.0) if rng.random() < 0.97 else rng.uniform(0, 2.0)
         if rng.random() < 0.5 + 0.45 * busy:
@@ -318,11 +321,17 @@ def check_records(records: list[dict[str, Any]], n_events: int, label: str, tall
 
 
 def check_replay(
-    kind: str, events: list[tuple], tally: Tally, label: str, *, uniforms: list[float] | None
+    kind: str,
+    events: list[tuple],
+    tally: Tally,
+    label: str,
+    *,
+    uniforms: list[float] | None,
+    buffer: int = 50,
 ) -> None:
     tally.events += len(events)
     try:
-        recs = aqmlab.replay(kind, events, uniforms=uniforms, buffer=50)
+        recs = aqmlab.replay(kind, events, uniforms=uniforms, buffer=buffer)
     except aqmlab.ScenarioError as e:
         if uniforms is not None and "uniforms" in str(e):
             return  # the algorithm needed more numbers than were given: a clean error

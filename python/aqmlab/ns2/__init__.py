@@ -118,11 +118,17 @@ class CrossCheck:
             text += "\n## First divergence of the traced flows\n\n" + "\n".join(lines) + "\n"
         return text
 
-    def write(self, out: str | Path, *, plots: bool = True) -> Path:
+    def write(self, out: str | Path, *, plots: bool = True, force: bool = False) -> Path:
         """Writes ``crosscheck.json``, ``crosscheck.md``, each seed's ns-2 script and (with
-        ``plots``) ``goodput_vs_rtt.png`` into ``out``."""
-        d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
+        ``plots``) ``goodput_vs_rtt.png`` into ``out``, replacing it as a whole under
+        :mod:`aqmlab.output`'s policy (``force`` replaces what aqmlab did not write)."""
+        from aqmlab import output
+
+        with output.atomic_dir(out, kind="crosscheck", force=force) as d:
+            self._write_files(d, plots=plots)
+        return Path(out)
+
+    def _write_files(self, d: Path, *, plots: bool) -> None:
         (d / "crosscheck.json").write_text(
             json.dumps(_jsonable(self.to_json()), indent=2), encoding="utf-8"
         )
@@ -134,7 +140,6 @@ class CrossCheck:
                 pq.write_table(r.ns2_trace, d / f"tcp_trace_ns2_seed{r.seed}.parquet")
         if plots and self.runs:
             _plot(self, d / "goodput_vs_rtt.png")
-        return d
 
 
 def _jsonable(x: Any) -> Any:

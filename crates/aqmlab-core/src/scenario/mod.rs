@@ -34,6 +34,14 @@
 
 pub mod expand;
 pub mod run;
+
+/// Most flows a scenario may have in all: each costs about 10 KB of memory (its sender,
+/// receiver, hosts and links), so the largest scenario stays near 1 GiB (docs/robustness.md,
+/// "Memory bounds").
+pub const MAX_FLOWS: u64 = 100_000;
+/// Most segments all flows may send in their first window together (`count x initial_window`
+/// summed over groups): each is a packet in memory until a queue takes or drops it.
+pub const MAX_INITIAL_BURST: u64 = 10_000_000;
 pub mod shape;
 pub mod spread;
 pub mod topology;
@@ -661,10 +669,21 @@ impl ScenarioFile {
             }
         }
         check(
-            total <= 1_000_000,
+            total <= MAX_FLOWS,
             "flows",
             total,
-            "at most 1000000 flows in all",
+            &format!("at most {MAX_FLOWS} flows in all (about 10 KB of memory each)"),
+        )?;
+        let burst: u64 = self
+            .flows
+            .iter()
+            .map(|g| g.count as u64 * g.tcp.initial_window as u64)
+            .sum();
+        check(
+            burst <= MAX_INITIAL_BURST,
+            "flows",
+            format!("{burst} segments in the flows' initial windows (count x initial_window)"),
+            &format!("at most {MAX_INITIAL_BURST} segments in all"),
         )?;
         Ok(())
     }
@@ -756,5 +775,28 @@ mod tests {
             "duration = \"10s\"\nseries_bin = \"10ns\"",
         );
         assert_eq!(err(&tiny).path, "series_bin");
+    }
+
+    #[test]
+    fn flows_and_initial_windows_are_bounded_for_memory() {
+        let with = |count: u64, iw: u64| {
+            Scenario::from_toml_str(&format!(
+                "duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+                 [[flows]]\ncount = {count}\ntcp = {{ initial_window = {iw} }}\n"
+            ))
+        };
+        assert!(with(MAX_FLOWS, 2).is_ok());
+        let e = with(MAX_FLOWS + 1, 2).expect_err("too many flows");
+        assert_eq!(e.path, "flows");
+        assert!(with(1_000_000, 2).is_err());
+        assert!(with(1, 65_535).is_ok());
+        let e = with(1, 65_536).expect_err("window beyond 65535");
+        assert_eq!(e.path, "flows.0.tcp.initial_window");
+        let e = with(1, 100_000_000).expect_err("window of 10^8");
+        assert_eq!(e.path, "flows.0.tcp.initial_window");
+        // Together: 152 x 65535 = 9,961,320 segments is the largest burst under the bound.
+        assert!(with(152, 65_535).is_ok());
+        let e = with(153, 65_535).expect_err("burst beyond 10^7");
+        assert!(e.value.contains("10026855 segments"), "{}", e.value);
     }
 }

@@ -101,6 +101,9 @@ pub enum RttLabel {
     Min,
 }
 
+/// Largest initial window, segments: each segment of a window is a packet built at once.
+pub const MAX_INITIAL_WINDOW: u32 = 65_535;
+
 /// TCP configuration: the `tcp = { … }` table of a flow group. Defaults follow ns-2's
 /// `Agent/TCP` (ns-default.tcl) except where noted.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -211,10 +214,10 @@ impl TcpConfig {
             "bytes in [1, 1500]",
         )?;
         check(
-            self.initial_window >= 1,
+            (1..=MAX_INITIAL_WINDOW).contains(&self.initial_window),
             "initial_window",
             self.initial_window,
-            "at least 1 segment",
+            "segments in [1, 65535] (the largest unscaled TCP window)",
         )?;
         check(
             self.dupack_threshold >= 1,
