@@ -32,9 +32,9 @@
 //!
 //! Every error names the key path (`flows.0.access_delay`), the bad value and what is allowed.
 
+pub mod build;
 pub mod expand;
 pub mod run;
-pub mod shape;
 pub mod spread;
 pub mod topology;
 
@@ -166,7 +166,7 @@ pub struct Bottleneck {
     #[serde(default)]
     pub loss: f64,
     /// The queue discipline: `kind` plus that algorithm's parameters (see Queue disciplines).
-    #[schemars(schema_with = "crate::schema::qdisc")]
+    #[schemars(schema_with = "crate::aqm::qdisc_schema")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
 }
@@ -406,7 +406,7 @@ impl Scenario {
         let raw = toml::Value::Table(table.clone());
         let scenario = Scenario::from_table_unchecked(table)?;
         if let Ok(resolved) = toml::Value::try_from(&scenario.file) {
-            shape::reject_positional(&raw, &resolved, "")?;
+            crate::shape::reject_positional(&raw, &resolved, "")?;
         }
         Ok(scenario)
     }

@@ -1,5 +1,5 @@
-//! Running a scenario: build its network in the engine with a [`Recorder`] attached, run to the
-//! end, collect the results.
+//! Running a scenario: build its world ([`build`](super::build)), run it in the engine with a
+//! [`Recorder`] attached to the end, collect the results.
 //!
 //! One run is single-threaded and deterministic: the same scenario and seed give the same
 //! `summary_json`, byte for byte (integer time, insertion-ordered ties, per-component streams,
@@ -10,11 +10,11 @@ use serde_json::Value;
 use crate::engine;
 use crate::error::ScenarioError;
 use crate::metrics::{Recorder, Summary, Table};
-use crate::scenario::Scenario;
+use crate::scenario::{build, Scenario};
 use crate::time::SimDuration;
 use crate::transport::tcp::TcpTrace;
 
-pub use crate::engine::EngineOptions;
+pub use crate::scenario::build::EngineOptions;
 
 /// The simulator of one scenario with the standard measurement attached.
 pub type Simulator = engine::Simulator<Recorder>;
@@ -49,18 +49,18 @@ pub fn run_toml(text: &str) -> Result<RunOutput, ScenarioError> {
 
 /// Runs a validated scenario to the end.
 pub fn run(s: &Scenario) -> RunOutput {
-    Simulator::new(s).finish()
+    Simulator::for_scenario(s).finish()
 }
 
 impl engine::Simulator<Recorder> {
-    pub fn new(scenario: &Scenario) -> Simulator {
+    /// The scenario's world in the engine, with its recorder attached.
+    pub fn for_scenario(scenario: &Scenario) -> Simulator {
         Simulator::with_options(scenario, EngineOptions::default())
     }
 
     pub fn with_options(scenario: &Scenario, options: EngineOptions) -> Simulator {
-        let f = &scenario.file;
-        let recorder = Recorder::new(f.sample_interval, f.series_bin);
-        Simulator::with_observer(scenario, options, recorder)
+        let (world, net) = build::world(scenario, options);
+        Simulator::new(world, Recorder::new(scenario, net))
     }
 
     /// Runs to the end and collects the results.
