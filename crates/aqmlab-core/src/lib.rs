@@ -3,19 +3,27 @@
 //! A packet-level discrete-event network simulator built to compare active queue management
 //! (AQM) algorithms. Pure Rust, no Python; the `aqmlab-py` crate binds it.
 //!
-//! Layers, bottom up (each module's own docs say more):
-//! - [`time`], [`rng`]: integer nanosecond clock, unit strings, seeded per-component streams.
-//! - [`engine`]: the event queue, ordered by (time, insertion sequence), and the simulator
-//!   proper: `Simulator::step` / `run_until`, packet forwarding, and an `Observer` hook through
-//!   which measurement runs on timers of its own (never per packet).
-//! - [`net`]: packets, links (rate + delay + an egress qdisc), nodes, routes.
-//! - [`qdisc`], [`aqm`]: the one queueing glue, and the algorithms behind one `Aqm` trait.
-//! - [`transport`]: TCP (Reno/NewReno, ns-2 style one-way agents) and unresponsive senders.
+//! Layers, bottom up (each module's own docs say more); a module imports only from layers
+//! below it (`tests/module_graph.rs` fails on an import cycle):
+//! - [`time`], [`rng`], [`error`], [`shape`], [`key_docs`]: integer nanosecond clock, unit
+//!   strings, seeded per-component streams, errors that name the key, and the reading of a
+//!   table type's keys and doc comments.
+//! - [`net`]: packets, the flow maps, the slab of packets in flight.
+//! - [`qdisc`]: the one queueing glue, and the contract an algorithm implements (`Aqm`,
+//!   `Verdict`, `Reason`, `QueueView`).
+//! - [`aqm`]: the algorithms and their registry (`AqmConfig`); `net::link` and
+//!   `net::topology` (a link at run time: qdisc, transmitter, pipe) sit above it.
+//! - [`transport`]: TCP (Reno, NewReno and SACK recovery; Reno, CUBIC and DCTCP congestion
+//!   control; ns-2 style one-way agents) and unresponsive senders.
 //! - [`traffic`]: sources that drive transports (bulk, finite, on/off, web-like).
-//! - [`metrics`]: the run's `Recorder` (warm-up snapshot, queue sampling, goodput bins), the
-//!   typed `Summary`, the metric registry `METRICS` (exported to Python), columnar tables.
+//! - [`engine`]: the event queue, ordered by (time, insertion sequence), and the simulator
+//!   proper over a built `World`: `Simulator::step` / `run_until`, packet forwarding, and an
+//!   `Observer` hook through which measurement runs on timers of its own (never per packet).
 //! - [`scenario`]: the TOML schema (one schema, owned here), expansion into a network, and
-//!   `scenario::run` (engine + recorder for one scenario, returning `RunOutput`).
+//!   `scenario::build` (the engine's world for a scenario).
+//! - [`metrics`]: the run's `Recorder` (warm-up snapshot, queue sampling, goodput bins), the
+//!   typed `Summary`, the metric registry `METRICS` (exported to Python), columnar tables;
+//!   `scenario::run` puts world, engine and recorder together and returns `RunOutput`.
 //! - [`replay`]: drive one qdisc by script, with scripted random numbers.
 //! - [`schema`]: the scenario format's JSON Schema and reference tables, from the doc comments.
 //!
@@ -26,6 +34,7 @@
 pub mod aqm;
 pub mod engine;
 pub mod error;
+pub mod key_docs;
 pub mod metrics;
 pub mod net;
 pub mod qdisc;
@@ -33,6 +42,7 @@ pub mod replay;
 pub mod rng;
 pub mod scenario;
 pub mod schema;
+pub mod shape;
 pub mod time;
 pub mod traffic;
 pub mod transport;

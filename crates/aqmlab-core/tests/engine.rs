@@ -3,9 +3,10 @@
 //! and every key of the metric registry is a key of the summary.
 
 mod common;
-use aqmlab_core::engine::{self, EngineOptions, Observer, TimerId, World};
+use aqmlab_core::engine::{self, Observer, TimerId, World};
 use aqmlab_core::metrics::summary::{lookup, Scope};
 use aqmlab_core::metrics::METRICS;
+use aqmlab_core::scenario::build::{self, EngineOptions};
 use aqmlab_core::scenario::run::{run, Simulator};
 use aqmlab_core::scenario::Scenario;
 use aqmlab_core::time::{SimDuration, SimTime};
@@ -30,7 +31,7 @@ fn stepping_and_running_in_pieces_equal_one_run() {
     let s = scenario("scenarios/demo/red.toml", "6s", "2s");
     let whole = run(&s);
 
-    let mut stepped = Simulator::new(&s);
+    let mut stepped = Simulator::for_scenario(&s);
     let mut last = SimTime::ZERO;
     while let Some(t) = stepped.step() {
         assert!(t >= last, "time went backward: {t} after {last}");
@@ -39,7 +40,7 @@ fn stepping_and_running_in_pieces_equal_one_run() {
     assert!(last <= stepped.world().end);
     let stepped = stepped.finish();
 
-    let mut pieces = Simulator::new(&s);
+    let mut pieces = Simulator::for_scenario(&s);
     let mut t = SimTime::ZERO;
     while t < pieces.world().end {
         t += SimDuration::from_secs_f64(0.7);
@@ -78,8 +79,10 @@ impl Observer for EverySecond {
 #[test]
 fn an_observer_of_ones_own_sees_its_timers() {
     let s = scenario("scenarios/demo/red.toml", "5s", "1s");
-    let mut sim =
-        engine::Simulator::with_observer(&s, EngineOptions::default(), EverySecond::default());
+    let mut sim = engine::Simulator::new(
+        build::world(&s, EngineOptions::default()).0,
+        EverySecond::default(),
+    );
     sim.run_until(sim.world().end);
     let busy = sim.events_processed();
     let (_, obs) = sim.into_parts();

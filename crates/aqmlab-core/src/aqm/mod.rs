@@ -11,145 +11,18 @@
 //! tests (steps: `docs/architecture.md`, "Adding an algorithm"). Its parameters are documented
 //! by the doc comments on its `Params` fields, and nowhere else.
 
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{from_serde, ScenarioError};
-use crate::net::packet::Packet;
+use crate::key_docs::{self, KeyDoc};
 use crate::qdisc::{BufferLimit, Qdisc};
-use crate::rng::SimRng;
-use crate::schema::{self, KeyDoc};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
+
+pub use crate::qdisc::{Aqm, QueueView, Reason, Verdict};
 
 pub(crate) mod red_core;
-
-/// Why a packet was dropped or marked. `Display` gives ns-3-style strings; `key()` the stable
-/// snake_case name used in results (`drops = { early = 12, overflow = 3 }`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Reason {
-    /// The buffer was full.
-    Overflow = 0,
-    /// Probabilistic (unforced) decision: RED's early drop, BLUE/GREEN/REM/PIE probability.
-    Early = 1,
-    /// Forced: RED's average above `max_th` (or `2·max_th` when gentle).
-    Forced = 2,
-    /// Policy: a flow singled out as unresponsive or over its share (SFRED, FRED, SFB, CSFQ).
-    Policy = 3,
-    /// Sojourn-time control on dequeue (CoDel "target exceeded").
-    Sojourn = 4,
-    /// Mark only: sojourn time above CoDel's CE threshold (ns-3 "CE threshold exceeded mark").
-    CeThreshold = 5,
-}
-
-impl Reason {
-    pub const COUNT: usize = 6;
-    pub const ALL: [Reason; Reason::COUNT] = [
-        Reason::Overflow,
-        Reason::Early,
-        Reason::Forced,
-        Reason::Policy,
-        Reason::Sojourn,
-        Reason::CeThreshold,
-    ];
-
-    /// Whether this reason can drop a packet (false: it only ever marks, and summaries leave it out
-    /// of their drop maps).
-    pub fn can_drop(self) -> bool {
-        !matches!(self, Reason::CeThreshold)
-    }
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Reason::Overflow => "overflow",
-            Reason::Early => "early",
-            Reason::Forced => "forced",
-            Reason::Policy => "policy",
-            Reason::Sojourn => "sojourn",
-            Reason::CeThreshold => "ce_threshold",
-        }
-    }
-}
-
-impl std::fmt::Display for Reason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Reason::Overflow => "Queue overflow",
-            Reason::Early => "Unforced drop",
-            Reason::Forced => "Forced drop",
-            Reason::Policy => "Policy drop",
-            Reason::Sojourn => "Target exceeded drop",
-            Reason::CeThreshold => "CE threshold exceeded mark",
-        })
-    }
-}
-
-/// An algorithm's decision about one packet.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Pass,
-    /// Congestion signal: the glue marks the packet if it is ECN-capable and the qdisc has ECN
-    /// enabled, and drops it otherwise.
-    Signal(Reason),
-    /// Drop regardless of ECN.
-    Drop(Reason),
-}
-
-/// What an algorithm may see of its queue (the state *before* the arriving packet is added, or
-/// *after* the departing packet was removed).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct QueueView {
-    pub len_pkts: usize,
-    pub len_bytes: u64,
-    pub limit: BufferLimit,
-    pub link_rate_bps: u64,
-}
-
-/// The decision-making part of a single-queue qdisc.
-pub trait Aqm {
-    /// Called for each arriving packet before it is queued.
-    fn on_enqueue(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        q: &QueueView,
-        rng: &mut SimRng,
-    ) -> Verdict;
-    /// The packet passed `on_enqueue` and the buffer has room: the one chance to rewrite header
-    /// labels that routers further along the path read (CSFQ's relabelling). Called just before
-    /// `on_enqueued`.
-    fn relabel(&mut self, _pkt: &mut Packet) {}
-    /// The packet passed `on_enqueue` (possibly marked) and is now in the queue.
-    fn on_enqueued(&mut self, _now: SimTime, _pkt: &Packet) {}
-    /// The packet passed `on_enqueue` but the buffer was full, so the glue dropped it.
-    fn on_overflow(&mut self, _now: SimTime, _pkt: &Packet, _q: &QueueView) {}
-    /// Called for each packet leaving the head of the queue (already removed: `q` excludes it).
-    /// A `Drop` or unmarkable `Signal` drops it and the glue asks again with the next packet.
-    fn on_dequeue(
-        &mut self,
-        _now: SimTime,
-        _pkt: &Packet,
-        _q: &QueueView,
-        _rng: &mut SimRng,
-    ) -> Verdict {
-        Verdict::Pass
-    }
-    /// The link asked for a packet and the queue was empty: an idle period starts now.
-    fn on_empty(&mut self, _now: SimTime) {}
-    /// The next instant for `on_timer` (periodic control laws), if any.
-    fn next_timer(&self) -> Option<SimTime> {
-        None
-    }
-    fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
-    /// Internal variables for traces, e.g. `out("avg", self.avg)`.
-    fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
-    /// Test hook, reached only through `replay`'s `Set` event: overwrite the internal variable
-    /// `name` with `value`, as ns-3's test suites write a queue disc's private members between
-    /// calls. Returns false when the algorithm lets no script set `name`.
-    fn set_state(&mut self, _name: &str, _value: f64) -> bool {
-        false
-    }
-}
 
 /// Per-flow facts a qdisc may need at build time (the GREEN-IDMaps RTT service, ideal RTTs).
 #[derive(Clone, Debug, Default)]
@@ -218,7 +91,7 @@ pub struct AlgorithmDoc {
 }
 
 fn doc_of<P: AlgorithmParams>() -> AlgorithmDoc {
-    let keys = schema::keys_of::<P>();
+    let keys = key_docs::keys_of::<P>();
     let params = keys
         .iter()
         .map(|k| {
@@ -239,11 +112,35 @@ fn parse_params<P: AlgorithmParams>(table: toml::Table) -> Result<P, ScenarioErr
     let raw = toml::Value::Table(table);
     let params: P = serde_path_to_error::deserialize(raw.clone()).map_err(from_serde)?;
     params.validate()?;
-    // A nested parameter table given as an array (see scenario/shape.rs).
+    // A nested parameter table given as an array (see shape.rs).
     if let Ok(resolved) = toml::Value::try_from(&params) {
-        crate::scenario::shape::reject_positional(&raw, &resolved, "")?;
+        crate::shape::reject_positional(&raw, &resolved, "")?;
     }
     Ok(params)
+}
+
+/// The qdisc union: one alternative per `kind`, each closed (`additionalProperties: false`).
+/// Used with `#[schemars(schema_with = "crate::aqm::qdisc_schema")]` on `qdisc` tables.
+pub fn qdisc_schema(gen: &mut SchemaGenerator) -> Schema {
+    const NAME: &str = "qdisc";
+    if !gen.definitions().contains_key(NAME) {
+        let def = serde_json::json!({
+            "description": "A queue discipline: `kind` plus that algorithm's parameters.",
+            "type": "object",
+            "required": ["kind"],
+            "properties": {
+                "kind": { "description": "The algorithm.", "enum": AqmConfig::KINDS },
+            },
+            "oneOf": AqmConfig::kind_schemas(gen),
+        });
+        gen.definitions_mut().insert(NAME.into(), def);
+    }
+    let path = gen
+        .settings()
+        .definitions_path
+        .trim_end_matches('/')
+        .to_string();
+    Schema::new_ref(format!("#{}/{NAME}", path.trim_start_matches('#')))
 }
 
 /// The registry: each line names an algorithm's `AqmConfig` variant and its file in this
@@ -299,11 +196,11 @@ macro_rules! algorithms {
                 vec![$(doc_of::<$module::Params>(),)*]
             }
 
-            /// The JSON Schema of each kind's table, in registry order (see [`schema::qdisc`]).
+            /// The JSON Schema of each kind's table, in registry order (see [`qdisc_schema`]).
             pub fn kind_schemas(gen: &mut SchemaGenerator) -> Vec<serde_json::Value> {
                 vec![$({
                     type P = $module::Params;
-                    schema::kind_schema::<P>(gen, P::KIND, P::NAME, P::SOURCE)
+                    key_docs::kind_schema::<P>(gen, P::KIND, P::NAME, P::SOURCE)
                 },)*]
             }
         }

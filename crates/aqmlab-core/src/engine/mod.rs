@@ -1,14 +1,15 @@
 //! The discrete-event engine.
 //!
 //! - [`queue`]: the event queue, ordered by (time, insertion sequence).
-//! - [`simulator`]: the simulator proper. [`Simulator`] builds a scenario's network into a
-//!   [`World`], dispatches events ([`Simulator::step`], [`Simulator::run_until`]) and forwards
-//!   packets hop by hop; an [`Observer`] (the run's
-//!   [`Recorder`](crate::metrics::recorder::Recorder)) measures through timers of its own.
+//! - [`simulator`]: the simulator proper. [`Simulator`] takes a built [`World`] (links, flows,
+//!   clock), dispatches events ([`Simulator::step`], [`Simulator::run_until`]) and forwards
+//!   packets hop by hop; an [`Observer`] (the run's `metrics::Recorder`) measures through
+//!   timers of its own.
 //!
-//! `scenario::run` puts the two together for one scenario and returns the results.
+//! The engine knows no scenario: `scenario::build` makes the world from one, and
+//! `scenario::run` puts world, engine and recorder together and returns the results.
 
 pub mod queue;
 pub mod simulator;
 
-pub use simulator::{EngineOptions, FlowRt, Observer, Simulator, TimerId, World};
+pub use simulator::{FlowRt, Observer, Simulator, TimerId, World};

@@ -1,7 +1,7 @@
 //! The simulator proper: event dispatch and packet forwarding over a built network.
 //!
-//! [`Simulator`] owns the [`World`] (links, endpoints, the expanded scenario, the clock) and the
-//! event queue. Measurement is not its business: an [`Observer`] (the run's
+//! [`Simulator`] owns the [`World`] (links, endpoints with their routes, the clock), which
+//! `scenario::build` makes from a scenario, and the event queue. Measurement is not its business: an [`Observer`] (the run's
 //! [`Recorder`](crate::metrics::recorder::Recorder)) asks for timers of its own, is called when
 //! they fire and when a web transfer completes, and reads the world then. The observer is a type
 //! parameter, so its calls are static and none sits on the per-packet path.
@@ -9,19 +9,13 @@
 //! Events at the same instant run in insertion order; timers are armed lazily (at most one useful
 //! pending event per owner), so a run is a pure function of the scenario.
 
-use crate::aqm::BuildContext;
 use crate::engine::queue::EventQueue;
-use crate::metrics::DelayHistogram;
 use crate::net::link::{Link, Next};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::pipe::{NodeRef, PipeSlab};
 use crate::net::topology::LinkId;
-use crate::rng::{component, SimRng};
-use crate::scenario::expand::{expand, Expanded};
-use crate::scenario::{FlowKind, Scenario};
 use crate::time::SimTime;
 use crate::traffic::{Sink, Source, Transfer};
-use crate::transport::tcp::Receiver;
 
 /// An observer's own name for one of its timers.
 pub type TimerId = u32;
@@ -53,23 +47,6 @@ impl Observer for () {
     }
 }
 
-/// Engine options that do not change what is simulated, only how.
-#[derive(Copy, Clone, Debug)]
-pub struct EngineOptions {
-    /// Model lossless DropTail links (the bottleneck too, when it is one) by FIFO arithmetic
-    /// instead of queue + transmitter events. Same departures, fewer events; off only to
-    /// cross-check.
-    pub arithmetic_fifo: bool,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            arithmetic_fifo: true,
-        }
-    }
-}
-
 #[derive(Copy, Clone, Debug)]
 enum Ev {
     /// A link finished serialising its packet.
@@ -87,13 +64,36 @@ enum Ev {
     Observer(TimerId),
 }
 
-/// One flow's endpoints and their pending timers.
+/// One flow's endpoints, its routes and activity, and its pending timers.
 pub struct FlowRt {
     pub source: Source,
     pub sink: Sink,
+    /// Data packet size, bytes (what a delivered TCP segment counts for).
+    pub packet_bytes: u32,
+    /// The links of the data route and of the ACK route, in order.
+    pub forward: Vec<LinkId>,
+    pub reverse: Vec<LinkId>,
+    /// Activity intervals `[on, off)` in time order; `None` = until the end of the run.
+    pub active: Vec<(SimTime, Option<SimTime>)>,
     started: bool,
     sender_armed: Option<SimTime>,
     receiver_armed: Option<SimTime>,
+}
+
+impl FlowRt {
+    pub fn new(source: Source, sink: Sink, packet_bytes: u32) -> FlowRt {
+        FlowRt {
+            source,
+            sink,
+            packet_bytes,
+            forward: Vec::new(),
+            reverse: Vec::new(),
+            active: Vec::new(),
+            started: false,
+            sender_armed: None,
+            receiver_armed: None,
+        }
+    }
 }
 
 /// What an observer may read: the network and the clock.
@@ -107,8 +107,8 @@ pub struct World {
     /// The packets in flight on every link (each link's pipe is a list through it).
     pub pipes: PipeSlab,
     pub flows: Vec<FlowRt>,
-    pub net: Expanded,
-    pub scenario: Scenario,
+    /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).
+    pub bottleneck: LinkId,
 }
 
 impl World {
@@ -120,14 +120,13 @@ impl World {
     /// Unique data delivered to flow `i`'s application so far, bytes. TCP counts whole data
     /// packets (headers included), as ns-2 does with `packetSize_`.
     pub fn delivered_bytes(&self, i: usize) -> u64 {
-        self.flows[i]
-            .sink
-            .delivered_bytes(self.net.flows[i].info.packet_bytes)
+        let fl = &self.flows[i];
+        fl.sink.delivered_bytes(fl.packet_bytes)
     }
 
     /// The measured link (the dumbbell's bottleneck, or a topology's `measure` link).
     pub fn bottleneck(&self) -> &Link {
-        &self.links[self.net.bottleneck as usize]
+        &self.links[self.bottleneck as usize]
     }
 
     /// Brings every observed link's counters and delay histogram up to `now` (see
@@ -150,12 +149,12 @@ struct Routes {
 }
 
 impl Routes {
-    fn new(net: &Expanded) -> Routes {
+    fn new(flows: &[FlowRt]) -> Routes {
         let mut r = Routes {
-            index: Vec::with_capacity(net.flows.len()),
+            index: Vec::with_capacity(flows.len()),
             hops: Vec::new(),
         };
-        for fl in &net.flows {
+        for fl in flows {
             let len = |v: &Vec<LinkId>| u16::try_from(v.len()).expect("route under 65 536 hops");
             r.index
                 .push((r.hops.len() as u32, len(&fl.forward), len(&fl.reverse)));
@@ -211,107 +210,12 @@ fn arm(
     }
 }
 
-fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> Vec<Link> {
-    let seed = scenario.file.seed;
-    let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
-    let mean_pkt = net.flows.first().map_or(1000, |fl| fl.tcp.mss);
-    net.topology
-        .links
-        .iter()
-        .enumerate()
-        .map(|(i, spec)| {
-            let ctx = BuildContext {
-                limit: spec.buffer,
-                link_rate_bps: spec.rate_bps,
-                mean_pkt_bytes: mean_pkt,
-                flows: &infos,
-                seed,
-            };
-            // Every lossless DropTail link is a FIFO whose departures are known on arrival;
-            // the measured link and a topology's own links are also observed (per-flow
-            // counters, queue integral, sojourns), which the results read.
-            let observed = i as LinkId == net.bottleneck || i < net.declared;
-            let arithmetic = options.arithmetic_fifo && spec.qdisc.kind() == "droptail";
-            let mut link = Link::new(
-                spec,
-                spec.qdisc.build(&ctx),
-                SimRng::new(seed, component::QDISC_BASE + i as u64),
-                SimRng::new(seed, component::LOSS_BASE + i as u64),
-                arithmetic,
-                observed,
-            );
-            if i as LinkId == net.bottleneck {
-                link.on_depart = Some(DelayHistogram::record_departure);
-            }
-            link
-        })
-        .collect()
-}
-
-fn build_flows(net: &Expanded, seed: u64) -> Vec<FlowRt> {
-    net.flows
-        .iter()
-        .enumerate()
-        .map(|(i, fl)| {
-            let id = i as u32;
-            let udp_sink = || Sink::Udp {
-                packets: 0,
-                bytes: 0,
-            };
-            let (source, sink) = match fl.kind {
-                FlowKind::Tcp => {
-                    let limit = (fl.packets > 0).then_some(fl.packets);
-                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
-                    (
-                        Source::tcp(id, &fl.tcp, limit, rng),
-                        Sink::Tcp(Receiver::new(id, &fl.tcp)),
-                    )
-                }
-                FlowKind::Web => (
-                    Source::web(
-                        id,
-                        &fl.tcp,
-                        fl.web.segments,
-                        fl.web.think_time,
-                        SimRng::new(seed, component::SOURCE_BASE + i as u64),
-                    ),
-                    Sink::Tcp(Receiver::new(id, &fl.tcp)),
-                ),
-                FlowKind::UdpCbr => (Source::cbr(id, &fl.cbr), udp_sink()),
-                FlowKind::ParetoOnoff => {
-                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
-                    (Source::pareto(id, &fl.pareto, rng), udp_sink())
-                }
-            };
-            FlowRt {
-                source,
-                sink,
-                started: false,
-                sender_armed: None,
-                receiver_armed: None,
-            }
-        })
-        .collect()
-}
-
 impl<O: Observer> Simulator<O> {
-    /// Builds the scenario's network and schedules the flows' activity, the observer's timers
-    /// and the qdiscs' first timers, in that order.
-    pub fn with_observer(scenario: &Scenario, options: EngineOptions, mut observer: O) -> Self {
-        let net = expand(scenario);
-        let f = &scenario.file;
-        let links = build_links(&net, scenario, options);
-        let mut flows = build_flows(&net, f.seed);
-        for &id in &f.trace.flows {
-            if let Some(s) = flows
-                .get_mut(id as usize)
-                .and_then(|fl| fl.source.sender_mut())
-            {
-                s.enable_trace();
-            }
-        }
+    /// Takes a built world and schedules the flows' activity, the observer's timers and the
+    /// qdiscs' first timers, in that order.
+    pub fn new(world: World, mut observer: O) -> Self {
         let mut events = EventQueue::new();
-        for (i, fl) in net.flows.iter().enumerate() {
+        for (i, fl) in world.flows.iter().enumerate() {
             for &(on, off) in &fl.active {
                 events.push(on, Ev::On(i as u32));
                 if let Some(off) = off {
@@ -319,18 +223,12 @@ impl<O: Observer> Simulator<O> {
                 }
             }
         }
-        let queued = links.iter().map(|l| !l.is_arithmetic_fifo()).collect();
-        let routes = Routes::new(&net);
-        let world = World {
-            now: SimTime::ZERO,
-            end: SimTime::ZERO + f.duration,
-            warmup: SimTime::ZERO + f.warmup,
-            links,
-            pipes: PipeSlab::new(),
-            flows,
-            net,
-            scenario: scenario.clone(),
-        };
+        let queued = world
+            .links
+            .iter()
+            .map(|l| !l.is_arithmetic_fifo())
+            .collect();
+        let routes = Routes::new(&world.flows);
         for (t, id) in observer.start(&world) {
             events.push(t, Ev::Observer(id));
         }

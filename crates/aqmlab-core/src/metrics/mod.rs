@@ -12,8 +12,8 @@ pub mod summary;
 pub mod table;
 
 pub use histogram::DelayHistogram;
-pub use recorder::{Recorded, Recorder};
-pub use summary::{Metric, Summary, METRICS};
+pub use recorder::Recorder;
+pub use summary::{Metric, Recorded, Summary, METRICS};
 pub use table::{Column, Table};
 
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one flow takes all.

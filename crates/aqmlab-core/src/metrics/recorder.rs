@@ -6,16 +6,17 @@
 //!   time-averaged) and the AQM's probes;
 //! - bin: every `series_bin`, per-group goodput over the bin.
 //!
-//! Then [`Recorder::finish`] turns the snapshot, the series and the world's final counters into
-//! the typed [`Summary`] and the result tables.
+//! Then `Recorder::finish` (`summary.rs`) turns the snapshot, the series and the world's final
+//! counters into the typed summary and the result tables.
 
 use crate::engine::{Observer, TimerId, World};
-use crate::metrics::summary::Summary;
 use crate::metrics::{Column, Table};
 use crate::net::link::LinkCounters;
 use crate::net::packet::FlowId;
 use crate::net::topology::LinkRole;
 use crate::qdisc::QdiscStats;
+use crate::scenario::expand::Expanded;
+use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
 use crate::traffic::Transfer;
 
@@ -64,6 +65,10 @@ pub(crate) struct Series {
 
 /// Measures one run: see the module docs.
 pub struct Recorder {
+    /// The scenario and the network it expanded into: groups, flows' routes and base RTTs,
+    /// the declared links.
+    pub(crate) scenario: Scenario,
+    pub(crate) net: Expanded,
     sample_interval: SimDuration,
     series_bin: SimDuration,
     pub(crate) snapshot: Snapshot,
@@ -72,19 +77,9 @@ pub struct Recorder {
     pub(crate) transfers: Vec<Transfer>,
 }
 
-/// Everything a finished recorder yields.
-pub struct Recorded {
-    pub summary: Summary,
-    pub flows: Table,
-    pub queue: Table,
-    pub groups: Table,
-    pub links: Table,
-    pub transfers: Table,
-}
-
 impl Observer for Recorder {
     fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)> {
-        self.series.last_group_delivered = vec![0; world.net.group_names.len()];
+        self.series.last_group_delivered = vec![0; self.net.group_names.len()];
         vec![
             (SimTime::ZERO, SAMPLE),
             (SimTime::ZERO + self.series_bin, BIN),
@@ -116,10 +111,14 @@ impl Observer for Recorder {
 }
 
 impl Recorder {
-    pub fn new(sample_interval: SimDuration, series_bin: SimDuration) -> Recorder {
+    /// A recorder for `scenario`, built into `net` (`scenario::build::world`), at the
+    /// scenario's sample interval and goodput bin.
+    pub fn new(scenario: &Scenario, net: Expanded) -> Recorder {
         Recorder {
-            sample_interval,
-            series_bin,
+            sample_interval: scenario.file.sample_interval,
+            series_bin: scenario.file.series_bin,
+            scenario: scenario.clone(),
+            net,
             snapshot: Snapshot::default(),
             series: Series::default(),
             transfers: Vec::new(),
@@ -151,7 +150,7 @@ impl Recorder {
             bottleneck: b.stats(world.now, &world.pipes).into_owned(),
             bottleneck_served_bits: b.served_bits(world.now, &world.pipes),
             bottleneck_lost: b.lost_on_wire,
-            declared: world.links[..world.net.declared]
+            declared: world.links[..self.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
                     stats: l.stats(world.now, &world.pipes).into_owned(),
@@ -161,9 +160,7 @@ impl Recorder {
                 })
                 .collect(),
         };
-        world.links[world.net.bottleneck as usize]
-            .delay_hist
-            .clear();
+        world.links[world.bottleneck as usize].delay_hist.clear();
     }
 
     fn sample(&mut self, world: &World) {
@@ -203,48 +200,17 @@ impl Recorder {
 
     fn bin(&mut self, world: &World) {
         let width = self.series_bin.as_secs_f64();
-        let mut per_group = vec![0u64; world.net.group_names.len()];
+        let mut per_group = vec![0u64; self.net.group_names.len()];
         for i in 0..world.flows.len() {
-            per_group[world.net.flows[i].group] += world.delivered_bytes(i);
+            per_group[self.net.flows[i].group] += world.delivered_bytes(i);
         }
         let s = &mut self.series;
         for (g, bytes) in per_group.into_iter().enumerate() {
             let delta = bytes - s.last_group_delivered[g];
             s.last_group_delivered[g] = bytes;
             s.bin_t.push(world.now.as_secs_f64());
-            s.bin_group.push(world.net.group_names[g].clone());
+            s.bin_group.push(self.net.group_names[g].clone());
             s.bin_goodput.push(delta as f64 * 8.0 / width / 1e6);
-        }
-    }
-
-    /// The summary and the tables, from the world as the run left it.
-    pub fn finish(mut self, world: &World) -> Recorded {
-        let summary = Summary::build(world, &self);
-        let flows = self.flow_table(world);
-        let links = link_table(world);
-        let transfers = self.transfer_table(world);
-        let s = &mut self.series;
-        let groups = Table {
-            columns: vec![
-                ("t_s".into(), Column::F64(std::mem::take(&mut s.bin_t))),
-                (
-                    "group".into(),
-                    Column::Str(std::mem::take(&mut s.bin_group)),
-                ),
-                (
-                    "goodput_mbps".into(),
-                    Column::F64(std::mem::take(&mut s.bin_goodput)),
-                ),
-            ],
-        };
-        let queue = self.queue_table();
-        Recorded {
-            summary,
-            flows,
-            queue,
-            groups,
-            links,
-            transfers,
         }
     }
 
@@ -263,12 +229,12 @@ impl Recorder {
     /// Drops and marks of flow `i`'s packets in the measurement window: at the dumbbell's
     /// bottleneck, or on every declared link of a topology flow's data route.
     pub(crate) fn flow_drops_marks(&self, world: &World, i: usize) -> (u64, u64) {
-        if world.net.declared > 0 {
+        if self.net.declared > 0 {
             let at = |st: &QdiscStats| st.flow_counters(i as FlowId);
-            return world.net.flows[i]
+            return self.net.flows[i]
                 .forward
                 .iter()
-                .filter(|&&l| (l as usize) < world.net.declared)
+                .filter(|&&l| (l as usize) < self.net.declared)
                 .fold((0, 0), |(d, m), &l| {
                     let now = world.links[l as usize].flow_counters(i as FlowId);
                     let then = self
@@ -289,12 +255,12 @@ impl Recorder {
     pub(crate) fn window_transfers(&self, world: &World, group: usize) -> Vec<f64> {
         self.transfers
             .iter()
-            .filter(|t| t.start >= world.warmup && world.net.flows[t.flow as usize].group == group)
+            .filter(|t| t.start >= world.warmup && self.net.flows[t.flow as usize].group == group)
             .map(|t| t.duration.as_secs_f64())
             .collect()
     }
 
-    fn transfer_table(&self, world: &World) -> Table {
+    pub(crate) fn transfer_table(&self) -> Table {
         let tr = &self.transfers;
         let mut t = Table::new();
         t.push(
@@ -305,7 +271,7 @@ impl Recorder {
             "group",
             Column::Str(
                 tr.iter()
-                    .map(|x| world.net.group_names[world.net.flows[x.flow as usize].group].clone())
+                    .map(|x| self.net.group_names[self.net.flows[x.flow as usize].group].clone())
                     .collect(),
             ),
         );
@@ -320,10 +286,10 @@ impl Recorder {
         t
     }
 
-    fn flow_table(&self, world: &World) -> Table {
+    pub(crate) fn flow_table(&self, world: &World) -> Table {
         let n = world.flows.len();
         let goodputs = self.goodputs_mbps(world);
-        let spec = &world.net.flows;
+        let spec = &self.net.flows;
         let flows = &world.flows;
         let i64s = |f: &dyn Fn(usize) -> u64| Column::I64((0..n).map(|i| f(i) as i64).collect());
         let mut t = Table::new();
@@ -332,7 +298,7 @@ impl Recorder {
             "group",
             Column::Str(
                 (0..n)
-                    .map(|i| world.net.group_names[spec[i].group].clone())
+                    .map(|i| self.net.group_names[spec[i].group].clone())
                     .collect(),
             ),
         );
@@ -397,7 +363,7 @@ impl Recorder {
         t
     }
 
-    fn queue_table(&mut self) -> Table {
+    pub(crate) fn queue_table(&mut self) -> Table {
         let s = &mut self.series;
         let mut t = Table::new();
         t.push("t_s", Column::F64(std::mem::take(&mut s.t)));
@@ -414,7 +380,7 @@ impl Recorder {
     }
 }
 
-fn link_table(world: &World) -> Table {
+pub(crate) fn link_table(world: &World) -> Table {
     let links = &world.links;
     let dur = (world.end - SimTime::ZERO).as_secs_f64();
     let counters: Vec<_> = links

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::engine::World;
-use crate::metrics::recorder::{role_name, LinkSnapshot, Recorder};
-use crate::metrics::{jain_index, mean_std};
+use crate::metrics::recorder::{link_table, role_name, LinkSnapshot, Recorder};
+use crate::metrics::{jain_index, mean_std, Column, Table};
 
 /// The measurement window of one run, summarised.
 #[derive(Clone, Debug, Serialize)]
@@ -126,10 +126,53 @@ fn ratio(n: u64, d: u64) -> f64 {
     }
 }
 
+/// Everything a finished recorder yields.
+pub struct Recorded {
+    pub summary: Summary,
+    pub flows: Table,
+    pub queue: Table,
+    pub groups: Table,
+    pub links: Table,
+    pub transfers: Table,
+}
+
+impl Recorder {
+    /// The summary and the tables, from the world as the run left it.
+    pub fn finish(mut self, world: &World) -> Recorded {
+        let summary = Summary::build(world, &self);
+        let flows = self.flow_table(world);
+        let links = link_table(world);
+        let transfers = self.transfer_table();
+        let s = &mut self.series;
+        let groups = Table {
+            columns: vec![
+                ("t_s".into(), Column::F64(std::mem::take(&mut s.bin_t))),
+                (
+                    "group".into(),
+                    Column::Str(std::mem::take(&mut s.bin_group)),
+                ),
+                (
+                    "goodput_mbps".into(),
+                    Column::F64(std::mem::take(&mut s.bin_goodput)),
+                ),
+            ],
+        };
+        let queue = self.queue_table();
+        Recorded {
+            summary,
+            flows,
+            queue,
+            groups,
+            links,
+            transfers,
+        }
+    }
+}
+
 impl Summary {
     /// The summary of a finished run.
     pub(crate) fn build(world: &World, rec: &Recorder) -> Summary {
-        let f = &world.scenario.file;
+        let f = &rec.scenario.file;
         let b = world.bottleneck();
         let st = b.stats(world.now, &world.pipes);
         let snap = &rec.snapshot;
@@ -164,11 +207,11 @@ impl Summary {
             .fold((f64::INFINITY, 0.0f64), |(lo, hi), &g| {
                 (lo.min(g), hi.max(g))
             });
-        let declared = world.net.declared > 0;
+        let declared = rec.net.declared > 0;
         Summary {
             scenario: f.name.clone(),
             seed: f.seed,
-            qdisc: world.scenario.qdisc.kind().to_string(),
+            qdisc: rec.scenario.qdisc.kind().to_string(),
             duration_s: f.duration.as_secs_f64(),
             warmup_s: f.warmup.as_secs_f64(),
             window_s: w,
@@ -217,13 +260,12 @@ fn group_summaries(
     goodputs: &[f64],
 ) -> BTreeMap<String, GroupSummary> {
     let n = world.flows.len();
-    world
-        .net
+    rec.net
         .group_names
         .iter()
         .enumerate()
         .map(|(gi, name)| {
-            let members: Vec<usize> = (0..n).filter(|&i| world.net.flows[i].group == gi).collect();
+            let members: Vec<usize> = (0..n).filter(|&i| rec.net.flows[i].group == gi).collect();
             let gp: Vec<f64> = members.iter().map(|&i| goodputs[i]).collect();
             let (drops, marks) = members.iter().fold((0, 0), |(d, m), &i| {
                 let (di, mi) = rec.flow_drops_marks(world, i);
@@ -258,10 +300,10 @@ fn flow_summaries(world: &World, rec: &Recorder, goodputs: &[f64]) -> Vec<FlowSu
         .map(|i| {
             let (drops, marks) = rec.flow_drops_marks(world, i);
             let st = world.flows[i].source.tcp_stats();
-            let spec = &world.net.flows[i];
+            let spec = &rec.net.flows[i];
             FlowSummary {
                 id: i,
-                group: world.net.group_names[spec.group].clone(),
+                group: rec.net.group_names[spec.group].clone(),
                 rtt_ms: spec.info.base_rtt.as_millis_f64(),
                 goodput_mbps: goodputs[i],
                 drops,
@@ -276,7 +318,7 @@ fn flow_summaries(world: &World, rec: &Recorder, goodputs: &[f64]) -> Vec<FlowSu
 /// One entry per direction of each `[[topology.links]]` entry, over the measurement window.
 fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
     let w = world.window_secs();
-    world.links[..world.net.declared]
+    world.links[..rec.net.declared]
         .iter()
         .enumerate()
         .map(|(i, l)| {
@@ -289,7 +331,7 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
             let area = l.queue_at(world.now, &world.pipes).area - s0.queue_area;
             LinkSummary {
                 link: role_name(&l.role),
-                qdisc: world.net.topology.links[i].qdisc.kind().to_string(),
+                qdisc: rec.net.topology.links[i].qdisc.kind().to_string(),
                 rate_bps: l.rate_bps,
                 utilisation: (l.served_bits(world.now, &world.pipes) - s0.served_bits) as f64
                     / (l.rate_bps as f64 * w),

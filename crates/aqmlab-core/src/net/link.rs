@@ -25,11 +25,11 @@
 
 use std::borrow::Cow;
 
-use crate::aqm::Reason;
 use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
+use crate::qdisc::Reason;
 use crate::qdisc::{BufferLimit, FlowCounters, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};

@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 
 use super::{apply_verdict, mark_if_allowed, BufferLimit, Outcome, QdiscStats};
-use crate::aqm::{Reason, Verdict};
+use super::{Reason, Verdict};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 

@@ -6,7 +6,7 @@
 //!   queues (DRR, FQ-CoDel, …) implement it directly, using [`QdiscStats`] for their counting.
 //! - [`SingleQueue`] (`single.rs`) is the common case: one FIFO buffer plus a `Box<dyn Aqm>`
 //!   that decides. Algorithms (RED, BLUE, GREEN, CoDel, PIE, …) implement
-//!   [`Aqm`](crate::aqm::Aqm) and never touch the buffer or the counters.
+//!   [`Aqm`] and never touch the buffer or the counters.
 //! - [`FlowQueues`] (`flow_queues.rs`) is the machinery under schedulers with several queues
 //!   (DRR, FQ-CoDel) and under CHOKe, which removes packets from inside its queue: N FIFOs
 //!   sharing one limit and one [`QdiscStats`], with the shared overflow rule (drop from the head
@@ -19,11 +19,12 @@
 
 mod flow_queues;
 mod single;
+mod verdict;
 
 pub use flow_queues::{Admission, FlowQueues, SubQueue};
 pub use single::SingleQueue;
+pub use verdict::{Aqm, QueueView, Reason, Verdict};
 
-use crate::aqm::{Reason, Verdict};
 use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{Ecn, FlowId, Packet};
 use crate::rng::SimRng;
@@ -226,7 +227,7 @@ pub trait Qdisc {
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
     /// Internal variables for traces (avg queue, max_p, price, …).
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
-    /// Test hook for `replay`'s `Set` event (see [`Aqm::set_state`](crate::aqm::Aqm::set_state)).
+    /// Test hook for `replay`'s `Set` event (see [`Aqm::set_state`]).
     fn set_state(&mut self, _name: &str, _value: f64) -> bool {
         false
     }

@@ -1,7 +1,7 @@
 //! [`SingleQueue`]: one FIFO buffer driven by an [`Aqm`].
 
+use super::{Aqm, QueueView, Reason, Verdict};
 use super::{BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats, SubQueue};
-use crate::aqm::{Aqm, QueueView, Reason, Verdict};
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
 use crate::time::SimTime;

@@ -26,14 +26,11 @@ use crate::aqm::{droptail, AqmConfig, FlowInfo};
 use crate::net::topology::{LinkId, LinkRole, LinkSpec, NodeId, Topology};
 use crate::qdisc::BufferLimit;
 use crate::rng::SimRng;
-use crate::scenario::topology::Route;
+use crate::scenario::topology::{Route, UNCONGESTED_BUFFER};
 use crate::scenario::{Bottleneck, FlowKind, Scenario, WebConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpConfig;
 use crate::transport::udp::{CbrConfig, ParetoConfig};
-
-/// Buffer of every non-bottleneck link (packets).
-pub const UNCONGESTED_BUFFER: u32 = 10_000;
 
 /// Random-stream component ids used by expansion: one per (group, purpose).
 fn stream(group: usize, purpose: u64) -> u64 {

@@ -32,6 +32,7 @@
 //!
 //! Every error names the key path (`flows.0.access_delay`), the bad value and what is allowed.
 
+pub mod build;
 pub mod expand;
 pub mod run;
 
@@ -42,7 +43,6 @@ pub const MAX_FLOWS: u64 = 100_000;
 /// Most segments all flows may send in their first window together (`count x initial_window`
 /// summed over groups): each is a packet in memory until a queue takes or drops it.
 pub const MAX_INITIAL_BURST: u64 = 10_000_000;
-pub mod shape;
 pub mod spread;
 pub mod topology;
 
@@ -174,7 +174,7 @@ pub struct Bottleneck {
     #[serde(default)]
     pub loss: f64,
     /// The queue discipline: `kind` plus that algorithm's parameters (see Queue disciplines).
-    #[schemars(schema_with = "crate::schema::qdisc")]
+    #[schemars(schema_with = "crate::aqm::qdisc_schema")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
 }
@@ -414,7 +414,7 @@ impl Scenario {
         let raw = toml::Value::Table(table.clone());
         let scenario = Scenario::from_table_unchecked(table)?;
         if let Ok(resolved) = toml::Value::try_from(&scenario.file) {
-            shape::reject_positional(&raw, &resolved, "")?;
+            crate::shape::reject_positional(&raw, &resolved, "")?;
         }
         Ok(scenario)
     }

@@ -1,5 +1,5 @@
-//! Running a scenario: build its network in the engine with a [`Recorder`] attached, run to the
-//! end, collect the results.
+//! Running a scenario: build its world ([`build`](super::build)), run it in the engine with a
+//! [`Recorder`] attached to the end, collect the results.
 //!
 //! One run is single-threaded and deterministic: the same scenario and seed give the same
 //! `summary_json`, byte for byte (integer time, insertion-ordered ties, per-component streams,
@@ -12,11 +12,11 @@ use serde_json::Value;
 use crate::engine;
 use crate::error::ScenarioError;
 use crate::metrics::{Recorder, Summary, Table};
-use crate::scenario::Scenario;
+use crate::scenario::{build, Scenario};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpTrace;
 
-pub use crate::engine::EngineOptions;
+pub use crate::scenario::build::EngineOptions;
 
 /// The simulator of one scenario with the standard measurement attached.
 pub type Simulator = engine::Simulator<Recorder>;
@@ -51,7 +51,7 @@ pub fn run_toml(text: &str) -> Result<RunOutput, ScenarioError> {
 
 /// Runs a validated scenario to the end.
 pub fn run(s: &Scenario) -> RunOutput {
-    Simulator::new(s).finish()
+    Simulator::for_scenario(s).finish()
 }
 
 /// Events processed between two looks at [`Control`]: a few milliseconds of work, so a
@@ -85,7 +85,7 @@ impl Control {
 /// [`run`], looking at `control` every [`CHECK_EVERY`] events: `None` once it is cancelled
 /// (nothing collected). The same events in the same order as [`run`], so the same results.
 pub fn run_controlled(s: &Scenario, control: &Control) -> Option<RunOutput> {
-    let mut sim = Simulator::new(s);
+    let mut sim = Simulator::for_scenario(s);
     loop {
         if control.is_cancelled() {
             return None;
@@ -102,14 +102,14 @@ pub fn run_controlled(s: &Scenario, control: &Control) -> Option<RunOutput> {
 }
 
 impl engine::Simulator<Recorder> {
-    pub fn new(scenario: &Scenario) -> Simulator {
+    /// The scenario's world in the engine, with its recorder attached.
+    pub fn for_scenario(scenario: &Scenario) -> Simulator {
         Simulator::with_options(scenario, EngineOptions::default())
     }
 
     pub fn with_options(scenario: &Scenario, options: EngineOptions) -> Simulator {
-        let f = &scenario.file;
-        let recorder = Recorder::new(f.sample_interval, f.series_bin);
-        Simulator::with_observer(scenario, options, recorder)
+        let (world, net) = build::world(scenario, options);
+        Simulator::new(world, Recorder::new(scenario, net))
     }
 
     /// Runs to the end and collects the results.

@@ -39,9 +39,11 @@ use serde::{Deserialize, Serialize};
 use crate::aqm::AqmConfig;
 use crate::error::{check, ScenarioError};
 use crate::net::topology::{LinkId, LinkRole, LinkSpec, NodeId, Topology};
-use crate::scenario::expand::UNCONGESTED_BUFFER;
 use crate::scenario::{default_buffer, default_qdisc, finite_in, Buffer, FlowGroup};
 use crate::time::{Rate, SimDuration};
+
+/// Buffer of every non-bottleneck link (packets).
+pub const UNCONGESTED_BUFFER: u32 = 10_000;
 
 fn default_reverse_buffer() -> Buffer {
     Buffer::Packets(UNCONGESTED_BUFFER as i64)
@@ -78,7 +80,7 @@ pub struct LinkEntry {
     #[serde(default)]
     pub loss: f64,
     /// The `from -> to` queue discipline, any `kind` (its own instance, timers and random stream).
-    #[schemars(schema_with = "crate::schema::qdisc")]
+    #[schemars(schema_with = "crate::aqm::qdisc_schema")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
     /// The scalar summary (utilisation, loss_rate, drops, queue, delay) describes this link's `from
@@ -107,7 +109,7 @@ pub struct Reverse {
     #[serde(default)]
     pub loss: f64,
     /// The `to -> from` queue discipline.
-    #[schemars(schema_with = "crate::schema::qdisc")]
+    #[schemars(schema_with = "crate::aqm::qdisc_schema")]
     #[serde(default = "default_qdisc")]
     pub qdisc: toml::Table,
 }

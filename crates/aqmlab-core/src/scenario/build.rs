@@ -1,0 +1,141 @@
+//! Building a scenario's network for the engine: expand the scenario into links and flows
+//! ([`expand`](super::expand)), build each link's qdisc, each flow's endpoints, routes and
+//! activity, and hand the result to the engine as a [`World`].
+
+use crate::aqm::BuildContext;
+use crate::engine::{FlowRt, World};
+use crate::metrics::DelayHistogram;
+use crate::net::link::Link;
+use crate::net::pipe::PipeSlab;
+use crate::net::topology::LinkId;
+use crate::rng::{component, SimRng};
+use crate::scenario::expand::{expand, Expanded};
+use crate::scenario::{FlowKind, Scenario};
+use crate::time::SimTime;
+use crate::traffic::{Sink, Source};
+use crate::transport::tcp::Receiver;
+
+/// Build options that do not change what is simulated, only how.
+#[derive(Copy, Clone, Debug)]
+pub struct EngineOptions {
+    /// Model lossless DropTail links (the bottleneck too, when it is one) by FIFO arithmetic
+    /// instead of queue + transmitter events. Same departures, fewer events; off only to
+    /// cross-check.
+    pub arithmetic_fifo: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            arithmetic_fifo: true,
+        }
+    }
+}
+
+/// The engine's world for `scenario`, and the expanded network it was built from (which the
+/// recorder reads: groups, flows' routes and base RTTs, the declared links).
+pub fn world(scenario: &Scenario, options: EngineOptions) -> (World, Expanded) {
+    let net = expand(scenario);
+    let f = &scenario.file;
+    let links = build_links(&net, scenario, options);
+    let mut flows = build_flows(&net, f.seed);
+    for &id in &f.trace.flows {
+        if let Some(s) = flows
+            .get_mut(id as usize)
+            .and_then(|fl| fl.source.sender_mut())
+        {
+            s.enable_trace();
+        }
+    }
+    let world = World {
+        now: SimTime::ZERO,
+        end: SimTime::ZERO + f.duration,
+        warmup: SimTime::ZERO + f.warmup,
+        links,
+        pipes: PipeSlab::new(),
+        flows,
+        bottleneck: net.bottleneck,
+    };
+    (world, net)
+}
+
+fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> Vec<Link> {
+    let seed = scenario.file.seed;
+    let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
+    let mean_pkt = net.flows.first().map_or(1000, |fl| fl.tcp.mss);
+    net.topology
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let ctx = BuildContext {
+                limit: spec.buffer,
+                link_rate_bps: spec.rate_bps,
+                mean_pkt_bytes: mean_pkt,
+                flows: &infos,
+                seed,
+            };
+            // Every lossless DropTail link is a FIFO whose departures are known on arrival;
+            // the measured link and a topology's own links are also observed (per-flow
+            // counters, queue integral, sojourns), which the results read.
+            let observed = i as LinkId == net.bottleneck || i < net.declared;
+            let arithmetic = options.arithmetic_fifo && spec.qdisc.kind() == "droptail";
+            let mut link = Link::new(
+                spec,
+                spec.qdisc.build(&ctx),
+                SimRng::new(seed, component::QDISC_BASE + i as u64),
+                SimRng::new(seed, component::LOSS_BASE + i as u64),
+                arithmetic,
+                observed,
+            );
+            if i as LinkId == net.bottleneck {
+                link.on_depart = Some(DelayHistogram::record_departure);
+            }
+            link
+        })
+        .collect()
+}
+
+fn build_flows(net: &Expanded, seed: u64) -> Vec<FlowRt> {
+    net.flows
+        .iter()
+        .enumerate()
+        .map(|(i, fl)| {
+            let id = i as u32;
+            let udp_sink = || Sink::Udp {
+                packets: 0,
+                bytes: 0,
+            };
+            let (source, sink) = match fl.kind {
+                FlowKind::Tcp => {
+                    let limit = (fl.packets > 0).then_some(fl.packets);
+                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
+                    (
+                        Source::tcp(id, &fl.tcp, limit, rng),
+                        Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                    )
+                }
+                FlowKind::Web => (
+                    Source::web(
+                        id,
+                        &fl.tcp,
+                        fl.web.segments,
+                        fl.web.think_time,
+                        SimRng::new(seed, component::SOURCE_BASE + i as u64),
+                    ),
+                    Sink::Tcp(Receiver::new(id, &fl.tcp)),
+                ),
+                FlowKind::UdpCbr => (Source::cbr(id, &fl.cbr), udp_sink()),
+                FlowKind::ParetoOnoff => {
+                    let rng = SimRng::new(seed, component::SOURCE_BASE + i as u64);
+                    (Source::pareto(id, &fl.pareto, rng), udp_sink())
+                }
+            };
+            let mut rt = FlowRt::new(source, sink, fl.info.packet_bytes);
+            rt.forward = fl.forward.clone();
+            rt.reverse = fl.reverse.clone();
+            rt.active = fl.active.clone();
+            rt
+        })
+        .collect()
+}
