@@ -27,10 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-try:
-    from aqmlab.live import tcpinfo
-except ImportError:  # pragma: no cover - run by path
-    import tcpinfo  # type: ignore[no-redef]
+from aqmlab.live import tcpinfo
 
 CHUNK = 256 * 1024
 #: Seconds the sink keeps reading (uncounted) after the run's end while senders wrap up.

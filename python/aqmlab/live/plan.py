@@ -210,7 +210,7 @@ def build(
     user_doc: Mapping[str, Any],
     resolved: Mapping[str, Any],
     scenario_toml: str,
-    per_flow: Mapping[str, list[Any]],
+    per_flow: Mapping[str, Any],
     *,
     name: str,
     live_table: Mapping[str, Any],
