@@ -50,7 +50,7 @@ def test_report_files(quick: reproduce.Outcome):
         == len(quick.runs[(quick.runs["figure"] == "21") & (quick.runs["algorithm"] == "GRED")]) * 2
     )
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's buffer unit" in md
+    assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's queue unit" in md
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 
@@ -73,7 +73,7 @@ def test_nlred_max_p_is_the_red_equivalent():
 def test_fig21_rem_runs_in_byte_mode():
     """Fig. 21's REM points have rem.cc's byte buffer (queue limit x reference size); the other
     REM points and GRED/NLRED keep the 120-packet buffer, except GRED's and NLRED's Fig. 21
-    runs of the buffer-unit choice, which take REM's byte buffer."""
+    runs of the queue-unit choice, which run in byte mode with REM's byte buffer."""
     rem = reproduce.load_base("nlred_003", "rem")
     ref = rem["bottleneck"]["qdisc"]["mean_pkt_size"]
     assert ref == 1000
@@ -91,6 +91,8 @@ def test_fig21_rem_runs_in_byte_mode():
         if p.labels["figure"] == "21-bytes":
             assert p.labels["algorithm"] in {"GRED", "NLRED"}
             assert p.scenario["bottleneck"]["buffer"] == rem_byte_buffer(rem)
+            q = p.scenario["bottleneck"]["qdisc"]
+            assert q["bytes"] is True and (q["min_th"], q["max_th"]) == (10 * ref, 30 * ref)
         elif p not in rem21:
             assert p.scenario["bottleneck"]["buffer"] == 120, p.labels
 

@@ -66,7 +66,7 @@ NAMES = {"red (gentle)": "GRED", "nlred": "NLRED", "rem": "REM"}
 #: Figs. 17-18: N = 100 flows, max_p = 0.02.
 OSC_N, OSC_MAX_P = 100, 0.02
 DIP = (10, 40)
-#: Figure label of Fig. 21's GRED and NLRED runs with the buffer in bytes (120 000 B).
+#: Figure label of Fig. 21's GRED and NLRED runs in byte mode (see :func:`byte_mode`).
 FIG21_BYTES = "21-bytes"
 
 
@@ -74,6 +74,22 @@ def rem_byte_buffer(rem: dict[str, Any]) -> str:
     """Byte-mode REM's buffer as ``rem.cc`` sizes it: the queue limit in packets times the
     reference packet size ``mean_pktsize_`` (``"120000B"`` for 120 packets of 1000 bytes)."""
     return f"{rem['bottleneck']['buffer'] * rem['bottleneck']['qdisc']['mean_pkt_size']}B"
+
+
+def byte_mode(doc: dict[str, Any], rem: dict[str, Any]) -> dict[str, Any]:
+    """Overrides that run GRED or NLRED in byte mode as REM runs: the buffer in bytes
+    (:func:`rem_byte_buffer`), the queue, average and thresholds in bytes (the packet
+    thresholds times REM's reference packet size) and drop probabilities scaled by size over
+    that reference."""
+    ref = int(rem["bottleneck"]["qdisc"]["mean_pkt_size"])
+    q = doc["bottleneck"]["qdisc"]
+    return {
+        "bottleneck.buffer": rem_byte_buffer(rem),
+        "bottleneck.qdisc.bytes": True,
+        "bottleneck.qdisc.mean_pkt_size": ref,
+        "bottleneck.qdisc.min_th": float(q["min_th"]) * ref,
+        "bottleneck.qdisc.max_th": float(q["max_th"]) * ref,
+    }
 
 
 def _base(name: str, quick: bool) -> dict[str, Any]:
@@ -117,7 +133,7 @@ class Nlred003:
                     extra_labels={"figure": "19-20", "max_p": 0.1},
                 )
             # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before; GRED and
-            # NLRED also with the buffer in bytes (the set-up choice BUFFER_UNIT).
+            # NLRED also in byte mode (the set-up choice BUFFER_UNIT).
             fig21 = {"bottleneck.buffer": rem_byte_buffer(doc)} if name == "rem" else {}
             pts += grid(
                 doc,
@@ -128,12 +144,11 @@ class Nlred003:
                 extra_labels={"figure": "21", "max_p": 0.1, "n": 50},
             )
             if name != "rem":
-                rem = _base("rem", quick)
                 pts += grid(
                     doc,
                     {"flows.0.tcp.mss": sizes},
                     seeds=seeds,
-                    fixed={**fixed, "bottleneck.buffer": rem_byte_buffer(rem), "flows.0.count": 50},
+                    fixed={**fixed, **byte_mode(doc, _base("rem", quick)), "flows.0.count": 50},
                     labels=lab,
                     extra_labels={"figure": FIG21_BYTES, "max_p": 0.1, "n": 50},
                 )
@@ -317,8 +332,8 @@ def _why_size_vs_rem(t: pd.DataFrame, r: Result) -> str:
     if b is not None:
         rng = b.groupby("seed")["throughput"].agg(lambda s: s.max() - s.min()).mean()
         tail = (
-            f" With the buffer in bytes (120 000 B, as REM's) NLRED's range is {rng:.3f} Mbps "
-            "(see the set-up choice below)."
+            f" In byte mode as REM's (120 000 B buffer, thresholds in bytes) NLRED's range is "
+            f"{rng:.3f} Mbps (see the set-up choice below)."
         )
     low = _sel(t, "21", "NLRED").groupby("size")["throughput"].mean()
     return (
@@ -529,13 +544,13 @@ CLAIMS: list[Claim] = [
     ),
 ]
 
-#: Fig. 21's buffer for GRED and NLRED: the paper gives router A "a queue buffer size of 120
+#: Fig. 21's queue unit for GRED and NLRED: the paper gives router A "a queue buffer size of 120
 #: packets" and puts only REM in byte mode; with packets of 100..2500 bytes the unit decides how
-#: many bytes the buffer holds, and with it claims 13-14.
+#: many bytes the buffer and the thresholds hold, and with it claims 13-14.
 BUFFER_UNIT = Choice(
-    name="Fig. 21: GRED's and NLRED's buffer unit",
-    default="packets (120 packets)",
-    other="bytes (120 000 B, as byte-mode REM)",
+    name="Fig. 21: GRED's and NLRED's queue unit",
+    default="packets (120-packet buffer, thresholds 10 / 30 packets)",
+    other="bytes, as byte-mode REM (120 000 B buffer, thresholds 10 000 / 30 000 B)",
     why="§5 sizes router A's buffer as 120 packets and names byte mode only for REM ('REM is "
     "configured to work in byte mode'); the other reading gives the three queues the same "
     "buffer in bytes.",
@@ -643,7 +658,8 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         rep.table(
             rng.groupby(["algorithm", "buffer"]).mean().unstack("buffer").reset_index(),
             "Fig. 21: GRED's and NLRED's throughput range over packet sizes (Mbps, mean over "
-            "seeds) with the buffer in packets (120) and in bytes (120 000 B).",
+            "seeds) in packet mode (120 packets) and in byte mode (120 000 B, thresholds in "
+            "bytes).",
         )
     rem = load_base(ID, "rem")
     ref = int(rem["bottleneck"]["qdisc"]["mean_pkt_size"])

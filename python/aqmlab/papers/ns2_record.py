@@ -446,6 +446,10 @@ def reclaim(paper_id: str) -> Path:
     path = NS2_DIR / f"{paper_id}.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
     _, others = ns2_points(paper_id)
+    # The points ns-2 cannot run pair with the recorded ones by seed: keep the recorded seeds
+    # (a reproduction may run more seeds than were recorded).
+    recorded = {int(r["labels"].get("seed", 1)) for r in doc["runs"]}
+    others = [p for p in others if int(p.labels.get("seed", 1)) in recorded]
     frame = runs_frame(doc["runs"], others)
     doc["claims"], doc["not_recorded"] = ns2_claims(paper_id, frame)
     doc["tables"] = tables(paper_id, frame)
