@@ -45,3 +45,11 @@ def test_a_huge_duration_is_announced_and_progress_shown(monkeypatch):
     progress.t0 -= 100.0  # as if the run had lasted 100 s
     progress(250 * 10**9)
     assert "simulated 250 s of 1e+07 s" in err.getvalue()
+
+
+def test_a_black_hole_is_warned(capsys):
+    cli._warn_black_hole({"arrivals": 50, "departures": 0, "loss_rate": 1.0})
+    assert "dropped all 50 packets" in capsys.readouterr().err
+    cli._warn_black_hole({"arrivals": 50, "departures": 40, "loss_rate": 0.2})
+    cli._warn_black_hole({"arrivals": 0, "departures": 0, "loss_rate": 0.0})
+    assert capsys.readouterr().err == ""

@@ -295,6 +295,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     res = Results.from_core(raw, name=name)
+    _warn_black_hole(res.summary)
     if write:
         res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
@@ -320,6 +321,19 @@ def cmd_example(args: argparse.Namespace) -> int:
 
     sys.stdout.write(examples.example(args.name).read_text(encoding="utf-8"))
     return 0
+
+
+def _warn_black_hole(summary: dict[str, Any]) -> None:
+    """A measured link that dropped every packet it was offered is almost always a parameter
+    that makes the qdisc a black hole (a controller gain of 0, a threshold of 0): say so."""
+    arrivals = summary.get("arrivals") or 0
+    if arrivals > 0 and summary.get("loss_rate", 0) >= 1:
+        print(
+            f"warning: the measured link dropped all {arrivals} packets it was offered in the "
+            "window (loss rate 100 %): check the qdisc's and the link's parameters for one "
+            "that drops everything",
+            file=sys.stderr,
+        )
 
 
 class _Progress:

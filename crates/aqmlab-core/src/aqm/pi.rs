@@ -178,6 +178,15 @@ impl AlgorithmParams for Params {
             self.b,
             "a number ≥ 0",
         )?;
+        // a − b is the controller's integral gain per sample: at 0 or below, p no longer
+        // falls while the queue stays above q_ref and, once the queue drains, climbs to 1 and
+        // stays there — every arrival dropped (a black hole), whatever the traffic.
+        check(
+            self.a > self.b,
+            "a",
+            self.a,
+            "greater than b (a − b is the integral gain; a ≤ b drops everything)",
+        )?;
         check(
             self.w.is_finite() && self.w > 0.0 && self.w <= 1e6,
             "w",
@@ -291,5 +300,21 @@ mod tests {
             bytes.on_enqueue(SimTime::ZERO, &small, &view(1), &mut rng),
             Verdict::Pass
         );
+    }
+
+    #[test]
+    fn a_not_above_b_is_refused_as_a_black_hole() {
+        let with = |a: f64, b: f64| {
+            Params {
+                a,
+                b,
+                ..Params::default()
+            }
+            .validate()
+        };
+        assert!(with(0.00001822, 0.00001816).is_ok());
+        for (a, b) in [(0.0, 0.00001816), (0.00001816, 0.00001816), (0.0, 0.0)] {
+            assert_eq!(with(a, b).expect_err("black hole").path, "a");
+        }
     }
 }
