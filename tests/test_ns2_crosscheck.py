@@ -142,6 +142,11 @@ def test_drr_sources_hash_to_distinct_buckets():
             'bottleneck.qdisc={ kind = "pi", queue_in_bytes = true, mean_pktsize = 500 }',
             "bottleneck.qdisc.mean_pktsize",
         ),
+        # ns-2.35's one-way agents are Reno arithmetic with ECT(0) and ns-2's ECN backoff.
+        ("flows.0.tcp.cc=cubic", "flows.0.tcp.cc"),
+        ('flows.0.tcp={ cc = "dctcp", ecn = true }', "flows.0.tcp.cc"),
+        ('flows.0.tcp={ ecn = true, ecn_codepoint = "ect1" }', "flows.0.tcp.ecn_codepoint"),
+        ("flows.0.tcp={ ecn = true, ecn_backoff = false }", "flows.0.tcp.ecn_backoff"),
     ],
 )
 def test_what_ns2_lacks_is_named_by_key(override, path):

@@ -196,7 +196,10 @@ def _aqmlab_metrics(res: Any) -> compare.RunMetrics:
     links = res.links.to_pydict()
     roles = zip(links["role"], links["drops"], strict=True)
     access = sum(d for role, d in roles if role.startswith("access."))
-    drops = sum(v for k, v in s["drops"].items() if k != "link_loss")
+    # ns-2's error model sits on the bottleneck link behind the queue and drops into the
+    # link's drop target, which the queue monitor counts: its `pdrops_` includes link loss,
+    # so aqmlab's count does too (the same packets, counted alike on both sides).
+    drops = sum(s["drops"].values())
     values = {
         "utilisation": s["utilisation"],
         "loss_rate": drops / s["arrivals"] if s["arrivals"] else float("nan"),
@@ -205,7 +208,10 @@ def _aqmlab_metrics(res: Any) -> compare.RunMetrics:
         "queue_mean_pkts": s["queue_pkts"]["mean"],
         "delay_mean_ms": s["delay_ms"]["mean"],
         "retransmits": float(sum(flows["retransmits"])),
-        "timeouts": float(sum(flows["timeouts"])),
+        # As ns-2's `nrexmit_` counts them: not those whose previous congestion response was
+        # an ECN reduction, which ns-2 answers without counting (`timeout()`'s
+        # `CWND_ACTION_ECN` branch).
+        "timeouts": float(sum(flows["timeouts"]) - sum(flows["timeouts_after_ecn"])),
     }
     values.update(compare.flow_metrics(goodput, rtt))
     return compare.RunMetrics(values=values, goodput_mbps=goodput, rtt_ms=rtt)

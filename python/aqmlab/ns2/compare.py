@@ -21,7 +21,7 @@ from typing import Any
 METRICS: list[tuple[str, str, float]] = [
     ("utilisation", "utilisation", 0.0),
     ("loss_rate", "loss rate", 0.0),
-    ("drops_bottleneck", "drops at the bottleneck", 0.0),
+    ("drops_bottleneck", "drops at the bottleneck (with link loss)", 0.0),
     ("drops_access", "drops on access links (whole run)", 0.0),
     ("jain", "Jain index", 0.0),
     ("queue_mean_pkts", "mean queue (packets)", 0.0),
@@ -29,7 +29,7 @@ METRICS: list[tuple[str, str, float]] = [
     ("goodput_mean_mbps", "mean goodput per flow (Mbps)", 0.0),
     ("slope", "log goodput / log RTT slope", 0.05),
     ("retransmits", "retransmitted packets", 0.0),
-    ("timeouts", "timeouts", 0.0),
+    ("timeouts", "timeouts (not right after an ECN cut)", 0.0),
 ]
 REL_TOL = 0.10
 

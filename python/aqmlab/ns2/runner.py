@@ -74,16 +74,18 @@ def run(script: str, *, workdir: str | Path | None = None, keep: Path | None = N
         path.write_text(script, encoding="utf-8")
         if keep is not None:
             keep.write_text(script, encoding="utf-8")
-        before = os.times()
-        proc = subprocess.run(
-            [binary, str(path)], cwd=cwd, capture_output=True, text=True, check=False
-        )
-        after = os.times()
-        cpu = (after.children_user - before.children_user) + (
-            after.children_system - before.children_system
-        )
-        metrics, flows = parse(proc.stdout)
+        out_path, err_path = cwd / "ns.stdout", cwd / "ns.stderr"
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            proc = subprocess.Popen([binary, str(path)], cwd=cwd, stdout=out, stderr=err)
+            # This child's own CPU time (wait4's rusage): os.times() would also count any other
+            # seed's `ns` that a parallel crosscheck thread reaped in the meantime.
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
+        stdout = out_path.read_text(encoding="utf-8", errors="replace")
+        stderr = err_path.read_text(encoding="utf-8", errors="replace")
+        metrics, flows = parse(stdout)
         if proc.returncode != 0 or "window_s" not in metrics:
-            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
+            tail = " | ".join((stderr or stdout).strip().splitlines()[-5:])
             raise NsFailed(f"ns exited with {proc.returncode}: {tail}")
         return NsRun(metrics=metrics, flows=flows, cpu_s=cpu)

@@ -337,6 +337,23 @@ def _tcp_lines(var: str, tcp: dict[str, Any], path: str, overhead_s: float) -> l
         raise Unsupported(f"{path}.variant", variant, "ns-2.35 has: reno, newreno, sack")
     if tcp.get("rtt_label", "none") != "none":
         raise Unsupported(f"{path}.rtt_label", tcp["rtt_label"], "none (ns-2 has no RTT labels)")
+    # What ns-2.35's one-way agents cannot run as aqmlab does is refused, never replaced by
+    # something else: their window arithmetic is Reno's (CUBIC and DCTCP are other agents,
+    # `Agent/TCP/Linux` with a different loss recovery and no ECN), ECN is ECT(0) only, and
+    # the ECN timer backoff (`ecn_backoff_`) is an agent state, not a setting.
+    cc = tcp.get("cc", "reno")
+    if cc != "reno":
+        raise Unsupported(
+            f"{path}.cc", cc, "reno (ns-2.35's Reno/Newreno/Sack1 agents; use --against ns3)"
+        )
+    if tcp.get("ecn") and tcp.get("ecn_codepoint", "ect0") != "ect0":
+        raise Unsupported(
+            f"{path}.ecn_codepoint", tcp["ecn_codepoint"], "ect0 (ns-2 has no ECT(1))"
+        )
+    if tcp.get("ecn") and tcp.get("ecn_backoff", True) is not True:
+        raise Unsupported(
+            f"{path}.ecn_backoff", tcp["ecn_backoff"], "true (ns-2 always backs off, ecn_backoff_)"
+        )
     window = int(tcp.get("max_window", 0)) or 1_000_000
     ssthresh = int(tcp.get("initial_ssthresh", 0))
     sets = {

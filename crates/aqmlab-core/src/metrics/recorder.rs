@@ -31,6 +31,7 @@ pub(crate) struct Snapshot {
     pub sent: Vec<u64>,
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
+    pub timeouts_after_ecn: Vec<u64>,
     pub bottleneck: QdiscStats,
     /// Bits serialised by the bottleneck up to the window's opening (`Link::served_bits`).
     pub bottleneck_served_bits: u128,
@@ -146,6 +147,11 @@ impl Recorder {
                 .flows
                 .iter()
                 .map(|f| f.source.tcp_stats().timeouts)
+                .collect(),
+            timeouts_after_ecn: world
+                .flows
+                .iter()
+                .map(|f| f.source.tcp_stats().timeouts_after_ecn)
                 .collect(),
             bottleneck: b.stats(world.now, &world.pipes).into_owned(),
             bottleneck_served_bits: b.served_bits(world.now, &world.pipes),
@@ -343,6 +349,14 @@ impl Recorder {
         t.push(
             "timeouts",
             i64s(&|i| since(&snap.timeouts, i, flows[i].source.tcp_stats().timeouts)),
+        );
+        // The timeouts whose previous congestion response was ECN (ns-2's `nrexmit_` leaves them out).
+        t.push(
+            "timeouts_after_ecn",
+            i64s(&|i| {
+                let now = flows[i].source.tcp_stats().timeouts_after_ecn;
+                since(&snap.timeouts_after_ecn, i, now)
+            }),
         );
         t.push("drops", i64s(&|i| self.flow_drops_marks(world, i).0));
         t.push("marks", i64s(&|i| self.flow_drops_marks(world, i).1));

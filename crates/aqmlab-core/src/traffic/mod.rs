@@ -55,6 +55,7 @@ static NO_STATS: SenderStats = SenderStats {
     segments_sent: 0,
     retransmits: 0,
     timeouts: 0,
+    timeouts_after_ecn: 0,
     fast_retransmits: 0,
     partial_acks: 0,
     ecn_reductions: 0,

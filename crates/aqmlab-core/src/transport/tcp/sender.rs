@@ -31,7 +31,10 @@
 //! - Timeout: `ssthresh = max(flight/2, 2)`, `cwnd = 1`, `recover = snd_max`, RTO backs off
 //!   (doubles), and sending restarts from `snd_una` (go-back-N: `snd_nxt = snd_una`, ns-2
 //!   `t_seqno_ = highest_ack_ + 1`). ACKs that cover segments already re-sent move `snd_nxt`
-//!   forward.
+//!   forward. With `tcp.model = "ns2"`, a timeout whose previous congestion response was an
+//!   ECN reduction only closes the window to one segment and keeps `ssthresh` (ns-2
+//!   `timeout()`, `CWND_ACTION_ECN`); either way such timeouts are also counted in
+//!   `timeouts_after_ecn`, since ns-2's `nrexmit_` leaves them out.
 //! - One retransmission timer (`next_timer()`): armed when a segment is sent and none is
 //!   pending, restarted on every new ACK while data is outstanding (cancelled otherwise), on a
 //!   fast retransmit and on the first partial ACK.
@@ -42,7 +45,11 @@
 //!   reduction, so the ECE echoes of the old window are ignored — ns-2's `seq > recover_`), and
 //!   not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`, `cwnd = min(cwnd, max(⌊W⌋/2, 1))`
 //!   (the window may fall to one segment), `recover = snd_max`, and the next data packet
-//!   carries CWR. The window is not opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An
+//!   carries CWR, as does the first packet after a fast retransmit or a timeout (any window
+//!   reduction, RFC 3168 §6.1.2; ns-2 `cong_action_`, Linux). With `tcp.model = "ns2"` the
+//!   halving is of ns-2's fractional `windowd()` (cwnd 3.9 keeps 1.95, not 1), and the first
+//!   ECE after a timeout reduces whatever it acknowledges (ns-2 `ecn()` after
+//!   `CWND_ACTION_TIMEOUT`). The window is not opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An
 //!   ECE when `W` is already one segment also holds new data until one current RTO has passed
 //!   (`ecn_hold`; the retransmit timer is moved to the same instant), so flows sharing a small
 //!   pipe can send less than one packet per RTT. As ns-2's `ecn_backoff_`: the second and later
@@ -95,6 +102,9 @@ pub struct SenderStats {
     pub retransmits: u64,
     /// Retransmission-timer expiries with data outstanding.
     pub timeouts: u64,
+    /// Of `timeouts`, those whose previous congestion response was an ECN reduction (the ones
+    /// ns-2's `nrexmit_` leaves out).
+    pub timeouts_after_ecn: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// NewReno and SACK partial ACKs (ACKs of new data below `recover` in recovery).
@@ -111,6 +121,15 @@ pub struct SenderStats {
     pub completed_at: Option<SimTime>,
     /// How many finite transfers (start + each `add_segments`) completed.
     pub completions: u64,
+}
+
+/// The last congestion response of a sender (ns-2's `last_cwnd_action_`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Response {
+    None,
+    Ecn,
+    FastRetransmit,
+    Timeout,
 }
 
 /// A Reno, NewReno or SACK sender.
@@ -150,8 +169,8 @@ pub(super) struct Conn {
     pub(super) in_recovery: bool,
     /// `snd_max` at the last congestion response (ns-2 `recover_`, exclusive bound here).
     pub(super) recover: u64,
-    /// The last congestion response was an ECN reduction (ns-2 `CWND_ACTION_ECN`).
-    pub(super) last_response_ecn: bool,
+    /// The last congestion response (ns-2 `last_cwnd_action_`).
+    pub(super) last_response: Response,
     /// The next data packet carries CWR.
     pub(super) cwr_pending: bool,
     pub(super) rtt: RttEstimator,
@@ -215,7 +234,7 @@ impl Sender {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
-            last_response_ecn: false,
+            last_response: Response::None,
             cwr_pending: false,
             rtt: match cfg.model {
                 TcpModel::Ns2 => RttEstimator::ns2(
@@ -342,7 +361,7 @@ impl Sender {
         c.win.ssthresh = c.initial_ssthresh;
         c.dupacks = 0;
         c.in_recovery = false;
-        c.last_response_ecn = false;
+        c.last_response = Response::None;
     }
 
     /// Processes an ACK. Old ACKs (below `snd_una`) and ACKs of data never sent are ignored.
@@ -366,13 +385,22 @@ impl Sender {
         self.recovery.on_ack_received(c, pkt);
 
         let mut reduced = false;
-        if c.ecn && pkt.ece && ack > c.recover && !c.in_recovery {
+        // ns-2 `ecn()` also responds to the first ECN-Echo after a timeout, whatever it
+        // acknowledges (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+        let after_timeout = c.model == TcpModel::Ns2 && c.last_response == Response::Timeout;
+        if c.ecn && pkt.ece && (ack > c.recover || after_timeout) && !c.in_recovery {
             // RFC 3168 §6.1.2 (and ns-2's `ecn()`): the controller reduces, down to one
             // segment. At one segment already, reset the retransmit timer and send nothing new
             // until it expires, so a flow can back off below one packet per RTT, as many flows
             // sharing a small pipe must.
             let w = congestion::usable_window(c.win.cwnd, c.max_window);
-            self.cc.inner_mut().on_ecn(&mut c.win, w);
+            // ns-2 `slowdown` halves `windowd()`, the fractional window (precision_reduce_),
+            // as for a loss: from cwnd 3.9 it keeps 1.95, where halving the usable 3 keeps 1.
+            let basis = match c.model {
+                TcpModel::Rfc => w as f64,
+                TcpModel::Ns2 => c.capped_cwnd(),
+            };
+            self.cc.inner_mut().on_ecn(&mut c.win, basis);
             if w <= 1 {
                 // ns-2 `ecn()`: a second ECE in a row at one segment doubles the timer
                 // (`rtt_backoff`); the backoff then survives the ACKs that carry ECE.
@@ -390,7 +418,7 @@ impl Sender {
                 c.ecn_backoff = false;
             }
             c.recover = c.snd_max;
-            c.last_response_ecn = true;
+            c.last_response = Response::Ecn;
             c.cwr_pending = true;
             c.stats.ecn_reductions += 1;
             reduced = true;
@@ -510,16 +538,17 @@ impl Sender {
             };
             if new_loss {
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size; ns-2 `slowdown`
-                // (precisionReduce_): from the window, cwnd_ = W/2 kept fractional.
+                // (precisionReduce_): from the window, cwnd_ = W/2 kept fractional (W·β_cubic
+                // for CUBIC: the controller's decrease, under either model).
                 let basis = match c.model {
                     TcpModel::Rfc => c.snd_nxt - c.snd_una,
                     TcpModel::Ns2 => congestion::usable_window(c.win.cwnd, c.max_window),
                 };
-                c.recovery_cwnd = c.capped_cwnd() / 2.0;
+                c.recovery_cwnd = c.capped_cwnd() * self.cc.inner().decrease_factor();
                 self.cc.inner_mut().on_loss(&mut c.win, basis);
                 c.recover = c.snd_max;
                 self.enter_recovery(now, emit);
-            } else if c.last_response_ecn {
+            } else if c.last_response == Response::Ecn {
                 // Already reduced for this window by ECN: retransmit, no second reduction.
                 self.enter_recovery(now, emit);
             }
@@ -530,7 +559,12 @@ impl Sender {
     fn enter_recovery<F: FnMut(Packet) + ?Sized>(&mut self, now: SimTime, emit: &mut F) {
         let c = &mut self.conn;
         c.in_recovery = true;
-        c.last_response_ecn = false;
+        c.last_response = Response::FastRetransmit;
+        // RFC 3168 §6.1.2: CWR on the first packet after any window reduction, the fast
+        // retransmission included (ns-2 `slowdown` sets `cong_action_`, sent on retransmissions
+        // too with `SetCWRonRetransmit_`, its default; Linux `tcp_ecn_queue_cwr`). Otherwise the
+        // receiver goes on echoing an old mark and the sender cuts again one window later.
+        c.cwr_pending = c.ecn;
         c.stats.fast_retransmits += 1;
         c.arm_timer(now);
         self.recovery.enter(c, now, emit);
@@ -559,6 +593,16 @@ impl Sender {
             return;
         }
         c.stats.timeouts += 1;
+        // A timeout whose previous congestion response was an ECN reduction: ns-2's `timeout()`
+        // closes the window to one segment but keeps ssthresh, and does not count it in
+        // `nrexmit_`. (Its test `highest_ack_ < recover_ && last_cwnd_action_ ==
+        // CWND_ACTION_ECN` comes right after `recover_ = maxseq_`, so it holds whenever data
+        // is outstanding: however long ago the ECN reduction was. Traced on the ECN RED
+        // dumbbell: 72 of flow 0's 78 expiries in ns-2 take this branch.) Counted apart.
+        let ecn_window = c.last_response == Response::Ecn;
+        if ecn_window {
+            c.stats.timeouts_after_ecn += 1;
+        }
         let basis = match c.model {
             TcpModel::Rfc => c.snd_nxt - c.snd_una,
             // ns-2 `slowdown` from `windowd()`; Reno's `timeout()` first clears `dupwnd_`, so
@@ -573,10 +617,15 @@ impl Sender {
             }
         };
         c.dupwnd = 0;
-        self.cc.inner_mut().on_timeout(&mut c.win, basis);
+        if ecn_window && c.model == TcpModel::Ns2 {
+            c.win.cwnd = 1.0;
+        } else {
+            self.cc.inner_mut().on_timeout(&mut c.win, basis);
+        }
         c.in_recovery = false;
         c.dupacks = 0;
-        c.last_response_ecn = false;
+        c.last_response = Response::Timeout;
+        c.cwr_pending = c.ecn;
         c.recover = c.snd_max;
         self.recovery.on_timeout();
         c.rtt.back_off();
@@ -927,6 +976,50 @@ mod tests {
         assert!(!w.sender.in_recovery());
         let d = w.receiver.delivered_segments();
         assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+    }
+
+    /// CUBIC leaves fast recovery at β_cubic·W (RFC 9438 §4.6), not at Reno's halving, under
+    /// both models and every recovery variant.
+    #[test]
+    fn cubic_leaves_recovery_at_beta_times_the_window() {
+        for model in [TcpModel::Rfc, TcpModel::Ns2] {
+            for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+                let cfg = TcpConfig {
+                    variant,
+                    model,
+                    cc: congestion::CongestionControl::Cubic,
+                    initial_ssthresh: 40,
+                    ..TcpConfig::default()
+                };
+                let mut w = Wire::new(&cfg, ms(50));
+                w.drop_first_tx_of(&[300]);
+                w.start(None);
+                let mut before = 0.0;
+                let mut exit = None;
+                loop {
+                    let was_in = w.sender.in_recovery();
+                    let cwnd = w.sender.cwnd();
+                    if !w.step(at(10_000)) {
+                        break;
+                    }
+                    if !was_in && w.sender.in_recovery() {
+                        before = cwnd;
+                    }
+                    if was_in && !w.sender.in_recovery() {
+                        exit = Some(w.sender.cwnd());
+                        break;
+                    }
+                }
+                let exit = exit.expect("left recovery");
+                let want = before * congestion::cubic::BETA;
+                assert!(before > 30.0, "{model:?} {variant:?}: W = {before}");
+                assert!(
+                    (exit - want).abs() <= 1.0,
+                    "{model:?} {variant:?}: left recovery at {exit}, β·W = {want} (W = {before})"
+                );
+                assert_eq!(w.sender.stats().timeouts, 0);
+            }
+        }
     }
 
     #[test]

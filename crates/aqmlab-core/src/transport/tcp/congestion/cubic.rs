@@ -36,7 +36,10 @@
 //! - Linux's `cnt_clamp` (growth of at least 5 % per RTT in the first epoch, before any loss)
 //!   is left out: the RFC has no such rule.
 //! - A retransmission timeout forgets `W_max` and the epoch (Linux `bictcp_reset` on
-//!   `TCP_CA_Loss`, ns-3 `CubicReset`), after setting `ssthresh` as for a loss.
+//!   `TCP_CA_Loss`, ns-3 `CubicReset`; RFC 9438 §4.8: the next epoch has `K = 0` and starts at
+//!   its own window), after setting `ssthresh` as for a loss. It keeps `cwnd_prior`, the window
+//!   before the timeout, so `α_cubic` switches to 1 only when `W_est` gets back there (§4.3;
+//!   Linux and ns-3 have no switch, `tcp.cubic_friendly = "linux"`).
 //! - Slow start's per-ACK limit `L` is RFC 3465's. ns-3's `TcpCubic` adds every segment an ACK
 //!   covers and Linux's `tcp_slow_start` every segment up to `ssthresh`; without a limit, the
 //!   cumulative ACK that repairs a hole after a timeout (hundreds of segments, SACKed while the
@@ -169,7 +172,7 @@ impl Controller for Cubic {
         w.ssthresh = self.reduce(w.cwnd);
     }
 
-    fn on_ecn(&mut self, w: &mut Window, _usable: u64) {
+    fn on_ecn(&mut self, w: &mut Window, _window: f64) {
         let ssthresh = self.reduce(w.cwnd);
         w.ssthresh = ssthresh;
         w.cwnd = w.cwnd.min(ssthresh as f64);
@@ -178,10 +181,19 @@ impl Controller for Cubic {
     fn on_timeout(&mut self, w: &mut Window, _flight: u64) {
         w.ssthresh = self.reduce(w.cwnd);
         w.cwnd = 1.0;
+        // RFC 9438 §4.8: the next epoch starts with K = 0 and W_max = cwnd at its start (so
+        // `w_max` and the epoch go), but the timeout is a congestion event like any other:
+        // `cwnd_prior` stays the window before it, so the Reno-friendly estimate grows at
+        // α_cubic (not 1) until it gets back there (§4.3).
         *self = Cubic {
             after_timeout: true,
+            cwnd_prior: self.cwnd_prior,
             ..Cubic::new(self.friendliness)
         };
+    }
+
+    fn decrease_factor(&self) -> f64 {
+        BETA
     }
 }
 
@@ -224,7 +236,7 @@ mod tests {
         assert_eq!(c.w_max, 100.0);
         // A second loss below the old W_max releases bandwidth: W_max = cwnd·(1 + β)/2.
         w.cwnd = 80.0;
-        c.on_ecn(&mut w, 80);
+        c.on_ecn(&mut w, 80.0);
         assert_eq!((w.cwnd, w.ssthresh), (56.0, 56));
         assert!((c.w_max - 80.0 * 0.85).abs() < 1e-12);
     }
@@ -342,6 +354,10 @@ mod tests {
         c.on_timeout(&mut w, 40);
         assert_eq!((w.cwnd, w.ssthresh), (1.0, 28));
         assert_eq!(c.w_max, 0.0);
+        assert_eq!(
+            c.cwnd_prior, 40.0,
+            "the window before the timeout is kept (§4.3)"
+        );
         // The slow start after a timeout adds one segment per ACK (RFC 3465 §2.3, L = 1),
         // however many the ACK covers.
         let mut a = ack_at(0);

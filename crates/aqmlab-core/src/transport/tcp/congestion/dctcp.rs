@@ -85,7 +85,7 @@ impl Controller for Dctcp {
         w.ssthresh = halved(flight);
     }
 
-    fn on_ecn(&mut self, w: &mut Window, _usable: u64) {
+    fn on_ecn(&mut self, w: &mut Window, _window: f64) {
         let reduced = w.cwnd * (1.0 - self.alpha / 2.0);
         w.ssthresh = (reduced.floor() as u64).max(2);
         w.cwnd = w.cwnd.min(reduced.max(2.0));
@@ -166,17 +166,17 @@ mod tests {
             cwnd: 40.0,
             ssthresh: u64::MAX,
         };
-        d.on_ecn(&mut w, 40);
+        d.on_ecn(&mut w, 40.0);
         assert_eq!((w.cwnd, w.ssthresh), (20.0, 20), "α = 1 halves");
         d.alpha = 0.25;
-        d.on_ecn(&mut w, 20);
+        d.on_ecn(&mut w, 20.0);
         assert_eq!((w.cwnd, w.ssthresh), (17.5, 17));
         d.alpha = 0.0;
-        d.on_ecn(&mut w, 17);
+        d.on_ecn(&mut w, 17.0);
         assert_eq!(w.cwnd, 17.5, "no marks, no reduction");
         w.cwnd = 2.5;
         d.alpha = 1.0;
-        d.on_ecn(&mut w, 2);
+        d.on_ecn(&mut w, 2.0);
         assert_eq!((w.cwnd, w.ssthresh), (2.0, 2), "floor of two segments");
     }
 }

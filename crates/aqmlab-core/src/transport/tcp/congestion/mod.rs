@@ -72,12 +72,21 @@ pub trait Controller {
     /// (RFC 5681 eq. 4). The recovery variant then sets `cwnd`.
     fn on_loss(&mut self, w: &mut Window, flight: u64);
 
-    /// ECN-Echo (RFC 3168 §6.1.2), at most once per window: `usable` is the usable window
-    /// `min(⌊cwnd⌋, max_window)` in segments.
-    fn on_ecn(&mut self, w: &mut Window, usable: u64);
+    /// ECN-Echo (RFC 3168 §6.1.2), at most once per window: `window` is the window the
+    /// reduction is taken from, in segments: the usable window `min(⌊cwnd⌋, max_window)`
+    /// (RFC reading) or ns-2's fractional `windowd()` = `min(cwnd, max_window)` (ns-2 model).
+    fn on_ecn(&mut self, w: &mut Window, window: f64);
 
     /// Retransmission timeout (RFC 5681 eq. 4 and §3.1: back to one segment).
     fn on_timeout(&mut self, w: &mut Window, flight: u64);
+
+    /// The multiplicative decrease on a loss found by duplicate ACKs: the window after it is
+    /// this fraction of the window before (Reno's halving; CUBIC's `β_cubic`). The ns-2 model
+    /// keeps that window fractional through recovery (ns-2's `cwnd_`) and leaves recovery with
+    /// it, so it must be the controller's, not a halving for all.
+    fn decrease_factor(&self) -> f64 {
+        0.5
+    }
 }
 
 /// Which congestion controller a flow runs: the `tcp.cc` key. Independent of `tcp.variant`
@@ -113,6 +122,14 @@ impl AnyController {
             CongestionControl::Reno => AnyController::Reno(Reno),
             CongestionControl::Cubic => AnyController::Cubic(Cubic::new(friendliness)),
             CongestionControl::Dctcp => AnyController::Dctcp(Dctcp::default()),
+        }
+    }
+
+    pub fn inner(&self) -> &dyn Controller {
+        match self {
+            AnyController::Reno(c) => c,
+            AnyController::Cubic(c) => c,
+            AnyController::Dctcp(c) => c,
         }
     }
 

@@ -19,11 +19,12 @@ impl Controller for Reno {
         w.ssthresh = halved(flight);
     }
 
-    /// ns-2 `slowdown`: `ssthresh = max(⌊W/2⌋, 2)`, `cwnd = min(cwnd, max(⌊W/2⌋, 1))`: the
-    /// window may fall to one segment (ssthresh keeps RFC 5681's floor of two).
-    fn on_ecn(&mut self, w: &mut Window, usable: u64) {
-        w.ssthresh = halved(usable);
-        w.cwnd = w.cwnd.min((usable / 2).max(1) as f64);
+    /// ns-2 `slowdown`: `ssthresh = max(⌊W/2⌋, 2)`, `cwnd = min(cwnd, max(W/2, 1))`: the
+    /// window may fall to one segment (ssthresh keeps RFC 5681's floor of two). `W/2` is whole
+    /// when `W` is the usable window, fractional when it is ns-2's `windowd()`.
+    fn on_ecn(&mut self, w: &mut Window, window: f64) {
+        w.ssthresh = halved(window.floor() as u64);
+        w.cwnd = w.cwnd.min((window / 2.0).max(1.0));
     }
 
     fn on_timeout(&mut self, w: &mut Window, flight: u64) {
@@ -92,14 +93,18 @@ mod tests {
         };
         Reno.on_ack(&mut w, &ack);
         assert_eq!(w.cwnd, 10.7, "slow start while ssthresh is unlimited");
-        Reno.on_ecn(&mut w, 10);
+        Reno.on_ecn(&mut w, 10.0);
         assert_eq!((w.cwnd, w.ssthresh), (5.0, 5));
-        Reno.on_ecn(&mut w, 1);
+        Reno.on_ecn(&mut w, 1.0);
         assert_eq!(
             (w.cwnd, w.ssthresh),
             (1.0, 2),
             "ECN may take cwnd to one segment"
         );
+        // From ns-2's fractional window: cwnd 7.6 -> 3.8, ssthresh 3.
+        w.cwnd = 7.6;
+        Reno.on_ecn(&mut w, 7.6);
+        assert_eq!((w.cwnd, w.ssthresh), (3.8, 3));
         Reno.on_loss(&mut w, 30);
         assert_eq!(w.ssthresh, 15);
         Reno.on_timeout(&mut w, 8);
