@@ -34,6 +34,7 @@
 
 pub mod build;
 pub mod expand;
+pub mod model_id;
 pub mod run;
 pub mod spread;
 pub mod topology;
