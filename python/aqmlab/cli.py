@@ -3,6 +3,7 @@
     aqmlab run SCENARIO.toml [--set key.path=value ...] [--seed N] [--out DIR] [--json]
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
     aqmlab algorithms [--json]
+    aqmlab metrics [--json]
     aqmlab schema [--markdown]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]
