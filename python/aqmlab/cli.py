@@ -4,6 +4,7 @@
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
     aqmlab examples | aqmlab example NAME
     aqmlab algorithms [--json]
+    aqmlab metrics [--json]
     aqmlab schema [--markdown]
     aqmlab compare A.toml B.toml ... [--set ...] [--seed N] [--out DIR] [--jobs N]
     aqmlab sweep SWEEP.toml [--out DIR] [--workers N] [--scheduler ADDR] [--dry-run]

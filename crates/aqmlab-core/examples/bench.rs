@@ -1,4 +1,4 @@
-//! Whole-run benchmark (`make bench`): runs a scenario file (default: the issue-2 benchmark,
+//! Whole-run benchmark (`make bench`): runs a scenario file (default: the reference benchmark,
 //! 100 flows over 155 Mbps for 60 simulated seconds) a few times and prints CPU and wall time,
 //! events per CPU-second and bottleneck packets per CPU-second (the figure to compare: CPU time
 //! does not depend on how many other processes share the machine, wall time does).

@@ -49,11 +49,11 @@ pub mod transport;
 
 pub use error::ScenarioError;
 
-/// Which behaviour of the model this build has: a hash of the golden hashes (quick and full,
-/// `tests/data/`), which every change that alters any run's results must re-record (the golden
-/// test's contract). So it changes exactly when results may, and a run cache keyed on it
-/// (`aqmlab.sweep.point_hash`) never serves a run of another model, whereas the package
-/// version stays the same across such changes.
+/// Which behaviour of the model this build has, as a whole: a hash of the golden hashes (quick
+/// and full, `tests/data/`), which every change that alters any run's results must re-record
+/// (the golden test's contract), whereas the package version stays the same across such
+/// changes. The run cache keys each run on the narrower `scenario::model_id::of`, which
+/// follows only the algorithms that run uses.
 pub const MODEL_ID: u64 = fnv1a(
     include_bytes!("../tests/data/golden_hashes.json"),
     fnv1a(
@@ -62,10 +62,10 @@ pub const MODEL_ID: u64 = fnv1a(
     ),
 );
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// 64-bit FNV-1a of `bytes`, continuing from `hash` (a build-time identity, not security).
-const fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
+pub(crate) const fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
     let mut i = 0;
     while i < bytes.len() {
         hash ^= bytes[i] as u64;

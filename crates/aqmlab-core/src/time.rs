@@ -42,9 +42,6 @@ impl SimTime {
 impl SimDuration {
     pub const ZERO: SimDuration = SimDuration(0);
 
-    pub const fn from_nanos(ns: u64) -> SimDuration {
-        SimDuration(ns)
-    }
     pub const fn from_micros(us: u64) -> SimDuration {
         SimDuration(us * 1_000)
     }

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use aqmlab_core::aqm::AqmConfig;
 use aqmlab_core::metrics::{Column, Table};
+use aqmlab_core::scenario::model_id::qdisc_kinds;
 use aqmlab_core::scenario::run::{run, RunOutput};
 use aqmlab_core::scenario::Scenario;
 use aqmlab_core::time::parse_duration;
@@ -136,7 +137,11 @@ const MATRIX_BASE: &str = r#"
 "#;
 
 fn cases() -> Vec<(String, Scenario)> {
-    let full = std::env::var_os("AQMLAB_GOLDEN_FULL").is_some();
+    cases_of(std::env::var_os("AQMLAB_GOLDEN_FULL").is_some())
+}
+
+/// The cases at full length (`full`: the scenario files only) or shortened (with the matrix).
+fn cases_of(full: bool) -> Vec<(String, Scenario)> {
     let root = repo_root();
     let mut cases = Vec::new();
     for path in scenario_files() {
@@ -227,5 +232,32 @@ fn results_match_the_recorded_hashes() {
         got.len(),
         file.display(),
         diffs.join("\n")
+    );
+}
+
+/// `golden_kinds.json` names the qdisc kinds every case runs, as `scenario::model_id` reads
+/// them to give each scenario the identity of the cases it shares code with (the run cache's
+/// key). Recorded with the hashes (`AQMLAB_BLESS=1`); stale, this test fails.
+#[test]
+fn case_kinds_match_the_recorded_ones() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden_kinds.json");
+    let got: BTreeMap<String, Vec<String>> = cases_of(false)
+        .iter()
+        .map(|(name, s)| {
+            let kinds = qdisc_kinds(s).into_iter().map(str::to_string).collect();
+            (name.clone(), kinds)
+        })
+        .collect();
+    if std::env::var_os("AQMLAB_BLESS").is_some() {
+        let text = serde_json::to_string_pretty(&got).expect("json") + "\n";
+        std::fs::write(&file, text).expect("write golden kinds");
+        return;
+    }
+    let text = std::fs::read_to_string(&file).expect("golden_kinds.json");
+    let want: BTreeMap<String, Vec<String>> = serde_json::from_str(&text).expect("kinds file");
+    assert!(
+        got == want,
+        "{} is stale: re-record it with AQMLAB_BLESS=1 cargo test --test golden",
+        file.display()
     );
 }

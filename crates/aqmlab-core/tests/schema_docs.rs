@@ -204,10 +204,54 @@ fn same_value(header: &toml::Value, actual: &toml::Value) -> bool {
     }
 }
 
+/// The rows of the `| key | ... |` tables in a file's `//!` header, each with its table's header
+/// cells. Cells split at `|`, but not at an escaped `\|` inside a cell.
+fn header_rows(text: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut rows = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    for line in text.lines().filter_map(|l| l.strip_prefix("//!")) {
+        let line = line.trim();
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let line = line.replace("\\|", "/");
+        let cells: Vec<String> = line
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect();
+        if cells.first().is_some_and(|c| c == "key") {
+            header = Some(cells);
+        } else if let Some(h) = &header {
+            rows.push((h.clone(), cells));
+        }
+    }
+    rows
+}
+
+/// The keys a row's first cell names (one, or several: `` `a`, `b` ``).
+fn row_keys(cell: &str) -> Vec<String> {
+    cell.split(',')
+        .map(|k| k.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+/// Every key of the header tables of the file at `path`.
+fn table_keys(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    header_rows(&text)
+        .iter()
+        .flat_map(|(_, cells)| row_keys(cells.first().map_or("", String::as_str)))
+        .collect()
+}
+
 #[test]
 fn header_tables_agree_with_defaults() {
     let mut checked = 0;
     let mut wrong = Vec::new();
+    let mut undocumented = Vec::new();
+    let red_keys = table_keys(&repo_root().join("crates/aqmlab-core/src/aqm/red.rs"));
     for kind in AqmConfig::KINDS {
         let path = repo_root().join(format!("crates/aqmlab-core/src/aqm/{kind}.rs"));
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -216,40 +260,37 @@ fn header_tables_agree_with_defaults() {
         let mut t = toml::Table::new();
         t.insert("kind".into(), (*kind).into());
         let resolved = AqmConfig::from_table(t).unwrap().to_table();
-        let mut default_col = None;
-        for line in text.lines().filter_map(|l| l.strip_prefix("//!")) {
-            let line = line.trim();
-            if !line.starts_with('|') {
-                default_col = None;
-                continue;
+        // Every parameter has a row in the file's table (the RED family may leave RED's own
+        // keys to `red.rs`'s table).
+        let rows = table_keys(&path);
+        let family = text.contains("use super::red::");
+        let doc = AqmConfig::docs().into_iter().find(|d| d.kind == *kind);
+        for key in doc
+            .iter()
+            .flat_map(|d| d.keys.iter().map(|k| k.key.clone()))
+        {
+            if !rows.contains(&key) && !(family && red_keys.contains(&key)) {
+                undocumented.push(format!("{kind}.{key}"));
             }
-            // Cells split at `|`, but not at an escaped `\|` inside a cell.
-            let line = line.replace("\\|", "/");
-            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-            if cells.first() == Some(&"key") {
-                default_col = cells.iter().position(|c| *c == "default");
-                continue;
-            }
-            let (Some(col), Some(key_cell)) = (default_col, cells.first()) else {
+        }
+        for (header, cells) in header_rows(&text) {
+            let Some(col) = header.iter().position(|c| c == "default") else {
                 continue;
             };
-            let Some(default_cell) = cells.get(col) else {
+            let (Some(key_cell), Some(default_cell)) = (cells.first(), cells.get(col)) else {
                 continue;
             };
-            let keys: Vec<&str> = key_cell
-                .split(',')
-                .map(|k| k.trim().trim_matches('`'))
-                .collect();
+            let keys = row_keys(key_cell);
             let defaults: Vec<&str> = if keys.len() > 1 {
                 default_cell.split(',').map(str::trim).collect()
             } else {
-                vec![default_cell]
+                vec![default_cell.as_str()]
             };
             if defaults.len() != keys.len() {
                 continue;
             }
             for (key, cell) in keys.iter().zip(defaults) {
-                let (Some(header), Some(actual)) = (plain_value(cell), resolved.get(*key)) else {
+                let (Some(header), Some(actual)) = (plain_value(cell), resolved.get(key)) else {
                     continue;
                 };
                 checked += 1;
@@ -264,6 +305,10 @@ fn header_tables_agree_with_defaults() {
     assert!(
         wrong.is_empty(),
         "header tables contradict defaults: {wrong:#?}"
+    );
+    assert!(
+        undocumented.is_empty(),
+        "parameters without a row in their file's `| key | ... |` header table: {undocumented:#?}"
     );
     assert!(
         checked >= 40,

@@ -1116,8 +1116,8 @@ REPRODUCTION = _Green000()
 
 
 def experiment1_points(tcp: str = PAPER_TCP) -> list[Point]:
-    """The full experiment 1 of issue 5's timing item: 7 values of N x the 5 main algorithms,
-    seed 1."""
+    """The full experiment 1, as timed by :mod:`aqmlab.papers.timing`: 7 values of N x the 5
+    main algorithms, seed 1."""
     return [point(1, a, n, quick=False, tcp=tcp) for n in FULL_N for a in MAIN]
 
 

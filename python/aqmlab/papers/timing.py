@@ -1,4 +1,4 @@
-"""Times the full experiment 1 of paper 000 (issue 5: under 10 minutes on a 2-core machine).
+"""Times the full experiment 1 of paper 000 (the target: under 10 minutes on a 2-core machine).
 
 ``python -m aqmlab.papers.timing [--tcp reno|sack] [--out DIR] [--workers N]``: 35 runs (7 values
 of N x 5 algorithms, 180 simulated seconds each at 155 Mbps) into a fresh directory, then the wall

@@ -241,10 +241,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet {
-            size_bytes: 1000,
-            ..Packet::default()
-        }
+        crate::aqm::test_support::pkt(0, 0, 1000)
     }
 
     /// A back-to-back burst at t = 0 fills the 10 000-byte virtual buffer after ten packets;

@@ -18,16 +18,14 @@
 //! One `last_update` serves both directions, as in the pseudocode. A uniform is drawn only when
 //! `0 < p_m < 1`.
 //!
-//! # Parameters (key: unit, default; source)
-//! - `d1`: probability step up, 0.001 — paper 001 §4 ("d1=0.001"). BLUE's own report mostly
-//!   used 0.02 (d1 an order of magnitude above d2).
-//! - `d2`: probability step down, 0.0002 — paper 001 §4 (BLUE's report: 0.002).
-//! - `freeze_time`: duration, "10ms" — paper 001 §4 (BLUE's report: 10 ms and 100 ms).
-//! - `l_max`: the queue threshold L as a *fraction of the buffer* (packets or bytes, like the
-//!   buffer), in (0, 1], 0.66 — paper 001 §4 ("Threshold L is 66% of the queue size"). With 1.0
-//!   only real overflows raise p_m (the pure loss-driven BLUE).
-//! - `ecn`: bool, true — paper 001 §4 ("All algorithms were configured to use ECN"); BLUE was
-//!   designed around ECN marking.
+//! # Parameters
+//! | key | unit | default | source |
+//! |---|---|---|---|
+//! | `d1` | probability step up | 0.001 | paper 001 §4 ("d1=0.001"); BLUE's own report mostly used 0.02 (d1 an order of magnitude above d2) |
+//! | `d2` | probability step down | 0.0002 | paper 001 §4 (BLUE's report: 0.002) |
+//! | `freeze_time` | duration | "10ms" | paper 001 §4 (BLUE's report: 10 ms and 100 ms) |
+//! | `l_max` | fraction of the buffer, (0, 1] | 0.66 | paper 001 §4 ("Threshold L is 66% of the queue size"); the queue threshold L in the buffer's unit (packets or bytes); 1.0 = only real overflows raise p_m (pure loss-driven BLUE) |
+//! | `ecn` | bool | true | paper 001 §4 ("All algorithms were configured to use ECN"); BLUE was designed around ECN marking |
 //!
 //! # Readings where the sources are ambiguous
 //! - "Queue exceeds L" is tested on each arrival against the queue *before* the arrival:

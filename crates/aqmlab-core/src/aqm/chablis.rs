@@ -393,6 +393,7 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support;
     use crate::aqm::AqmConfig;
     use crate::net::packet::Ecn;
     use crate::qdisc::{BufferLimit, Outcome};
@@ -525,13 +526,7 @@ mod tests {
     }
 
     fn ctx(limit: u32) -> BuildContext<'static> {
-        BuildContext {
-            limit: BufferLimit::Packets(limit),
-            link_rate_bps: 10_000_000,
-            mean_pkt_bytes: 1000,
-            flows: &[],
-            seed: 0,
-        }
+        test_support::ctx(BufferLimit::Packets(limit), 10_000_000)
     }
 
     fn labelled(id: u64, flow: u32, rtt_ms: u64) -> Packet {

@@ -196,26 +196,16 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support;
     use crate::qdisc::BufferLimit;
     use crate::aqm::AqmConfig;
 
     fn pkt(id: u64, flow: u32) -> Packet {
-        Packet {
-            id,
-            flow,
-            size_bytes: 1000,
-            ..Default::default()
-        }
+        test_support::pkt(id, flow, 1000)
     }
 
     fn ctx(limit: u32) -> BuildContext<'static> {
-        BuildContext {
-            limit: BufferLimit::Packets(limit),
-            link_rate_bps: 10_000_000,
-            mean_pkt_bytes: 1000,
-            flows: &[],
-            seed: 0,
-        }
+        test_support::ctx(BufferLimit::Packets(limit), 10_000_000)
     }
 
     #[test]

@@ -485,6 +485,7 @@ impl Aqm for CoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support;
     use crate::aqm::AqmConfig;
     use crate::net::packet::Ecn;
     use crate::qdisc::{BufferLimit, Outcome, SingleQueue};
@@ -500,21 +501,11 @@ mod tests {
     }
 
     fn pkt(id: u64, size: u32) -> Packet {
-        Packet {
-            id,
-            size_bytes: size,
-            ..Default::default()
-        }
+        test_support::pkt(id, 0, size)
     }
 
     fn ctx(limit: BufferLimit) -> BuildContext<'static> {
-        BuildContext {
-            limit,
-            link_rate_bps: 10_000_000,
-            mean_pkt_bytes: 1000,
-            flows: &[],
-            seed: 0,
-        }
+        test_support::ctx(limit, 10_000_000)
     }
 
     /// The fixed-point step follows the real-valued Newton recurrence y' = y·(3 − c·y²)/2

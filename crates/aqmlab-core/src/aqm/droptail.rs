@@ -31,6 +31,9 @@ impl Aqm for DropTail {
     ) -> Verdict {
         Verdict::Pass
     }
+    fn fifo_arithmetic(&self) -> bool {
+        true
+    }
 }
 
 impl AlgorithmParams for Params {
@@ -48,26 +51,16 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::Reason;
+    use crate::aqm::{test_support, AqmConfig, Reason};
     use crate::qdisc::{BufferLimit, Outcome};
 
     fn pkt(id: u64) -> Packet {
-        Packet {
-            id,
-            size_bytes: 1000,
-            ..Default::default()
-        }
+        test_support::pkt(id, 0, 1000)
     }
 
     #[test]
     fn drops_only_when_full_and_conserves() {
-        let ctx = BuildContext {
-            limit: BufferLimit::Packets(3),
-            link_rate_bps: 1_000_000,
-            mean_pkt_bytes: 1000,
-            flows: &[],
-            seed: 0,
-        };
+        let ctx = test_support::ctx(BufferLimit::Packets(3), 1_000_000);
         let mut q = Params::default().build(&ctx);
         let mut rng = SimRng::new(0, 0);
         let outcomes: Vec<Outcome> = (0..5)
@@ -84,5 +77,18 @@ mod tests {
         assert!(q.stats().conserved(q.len_pkts()));
         assert_eq!(q.stats().arrivals, 5);
         assert_eq!(q.stats().drops(), 2);
+    }
+
+    /// The link picks FIFO arithmetic by the qdisc's capability: DropTail has it, and no
+    /// algorithm that decides anything claims it (its verdicts would be skipped).
+    #[test]
+    fn only_a_plain_fifo_offers_fifo_arithmetic() {
+        let ctx = test_support::ctx(BufferLimit::Packets(50), 10_000_000);
+        for kind in AqmConfig::KINDS {
+            let mut t = toml::Table::new();
+            t.insert("kind".into(), (*kind).into());
+            let q = AqmConfig::from_table(t).expect("defaults are valid").build(&ctx);
+            assert_eq!(q.fifo_arithmetic(), *kind == "droptail", "{kind}");
+        }
     }
 }

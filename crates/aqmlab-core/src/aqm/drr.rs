@@ -282,16 +282,9 @@ impl Qdisc for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support::pkt;
     use crate::aqm::AqmConfig;
 
-    fn pkt(id: u64, flow: FlowId, size: u32) -> Packet {
-        Packet {
-            id,
-            flow,
-            size_bytes: size,
-            ..Default::default()
-        }
-    }
 
     fn drain(q: &mut Drr, n: usize) -> Vec<Packet> {
         let mut rng = SimRng::new(0, 0);

@@ -53,9 +53,9 @@
 //!   queue's own backlog, as ns-3's FqCoDelQueueDisc does (each flow queue is a CoDelQueueDisc);
 //!   Linux tests the whole qdisc's backlog.
 //! - Overflow drops of packets already queued are counted as drops after enqueue (reason
-//!   `overflow`) so conservation holds; they are not reported through the `dropped` callback of
-//!   `dequeue` (there is none on enqueue) but appear in the per-reason and per-flow counters. If the
-//!   dropped head packet is the arriving one, `enqueue` returns `Dropped(Overflow)`.
+//!   `overflow`) so conservation holds, and handed to `enqueue_reporting`'s `pushed_out` with
+//!   that reason; they appear in the per-reason and per-flow counters. If the dropped head
+//!   packet is the arriving one, `enqueue` returns `Dropped(Overflow)`.
 //! - CoDel drops on dequeue are `sojourn`; marks likewise.
 
 use std::collections::VecDeque;
@@ -432,6 +432,7 @@ impl Qdisc for FqCoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support::pkt;
     use crate::aqm::AqmConfig;
 
     fn build(limit: BufferLimit) -> FqCoDel {
@@ -447,14 +448,6 @@ mod tests {
         FqCoDel::new(p.flows, p.quantum, cfg, limit, 42)
     }
 
-    fn pkt(id: u64, flow: FlowId, size: u32) -> Packet {
-        Packet {
-            id,
-            flow,
-            size_bytes: size,
-            ..Default::default()
-        }
-    }
 
     /// Two flows whose ids do not collide under the test salt.
     fn distinct(q: &FqCoDel, n: u32) -> Vec<FlowId> {

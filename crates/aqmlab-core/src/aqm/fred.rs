@@ -281,6 +281,7 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::test_support;
     use crate::aqm::AqmConfig;
     use crate::qdisc::{BufferLimit, Outcome};
 
@@ -331,22 +332,11 @@ mod tests {
     }
 
     fn pkt(id: u64, flow: u32) -> Packet {
-        Packet {
-            id,
-            flow,
-            size_bytes: 1000,
-            ..Default::default()
-        }
+        test_support::pkt(id, flow, 1000)
     }
 
     fn ctx(limit: u32) -> BuildContext<'static> {
-        BuildContext {
-            limit: BufferLimit::Packets(limit),
-            link_rate_bps: 10_000_000,
-            mean_pkt_bytes: 1000,
-            flows: &[],
-            seed: 0,
-        }
+        test_support::ctx(BufferLimit::Packets(limit), 10_000_000)
     }
 
     #[test]

@@ -17,13 +17,14 @@
 //! constant (s). Each arrival is marked (ECN) or dropped with probability P
 //! (`Verdict::Signal(Early)`); a uniform is drawn only when `0 < P < 1`.
 //!
-//! # Parameters (key: unit, default; paper's value, §4)
-//! - `delta_t`: duration, "10ms"; paper ΔT = 10 ms.
-//! - `delta_p`: probability step, 0.001; paper ΔP = 0.001.
-//! - `k`: duration, "100ms"; paper K = 0.1 (s).
-//! - `target`: fraction of the link rate, 0.97; paper "Cl = 0.97% of Capacity" (a typo for
-//!   97 %: §3 says "typically 0.97 c").
-//! - `ecn`: bool, true; paper: "All algorithms were configured to use ECN".
+//! # Parameters
+//! | key | unit | default | paper (§4) |
+//! |---|---|---|---|
+//! | `delta_t` | duration | "10ms" | ΔT = 10 ms |
+//! | `delta_p` | probability step | 0.001 | ΔP = 0.001 |
+//! | `k` | duration | "100ms" | K = 0.1 (s) |
+//! | `target` | fraction of the link rate | 0.97 | "Cl = 0.97% of Capacity" (a typo for 97 %: §3 says "typically 0.97 c") |
+//! | `ecn` | bool | true | "All algorithms were configured to use ECN" |
 //!
 //! # Readings where the paper is ambiguous
 //! - `Del = 0` (two arrivals at the same instant): eq. (5) is 0·∞; we use its limit as Del → 0,
@@ -250,10 +251,7 @@ mod tests {
     }
 
     fn pkt() -> Packet {
-        Packet {
-            size_bytes: 1000,
-            ..Default::default()
-        }
+        crate::aqm::test_support::pkt(0, 0, 1000)
     }
 
     #[test]

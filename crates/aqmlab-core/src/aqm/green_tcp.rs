@@ -23,33 +23,37 @@
 //! ```
 //! `adapt_alpha = false` keeps α = 1 (the original GREEN of Feng et al.).
 //!
-//! # Parameters (key: unit, default; paper's value)
-//! - `c`: dimensionless, 1.31; §6 "we fix the value of c at 1.31" (random loss, ACK per packet).
-//!   The brief and `published.toml` agree.
-//! - `window`: duration, "1s"; §2/§6 "we use window = 1sec".
-//! - `adapt_alpha`: bool, true; the paper's contribution (false = original GREEN, α ≡ 1).
-//! - `alpha_decrease`: factor, 0.95; §2. `target_utilisation`: 0..1, 0.98; §2.
-//! - `rtt_source`: "label" (default) | "idmaps" | "true". "label" is GREEN-Embedded: the packet's
-//!   `rtt_label` (the sender's current RTT estimate, §5.1). "idmaps" is GREEN-IDMaps: the
-//!   estimate service's answer for the flow, base RTT × U[0.5, 2] (§5.2, §6). "true" is the ideal
-//!   GREEN of Feng et al. with global knowledge: the flow's *base* (propagation) RTT, which
-//!   excludes queueing delay (so it is smaller than what the sender measures).
-//! - `default_rtt`: duration, "100ms" (our choice, the paper has none). Used when the chosen
-//!   source has no answer: a packet without an RTT label (unmodified senders, ACKs), or a flow
-//!   unknown to the build context. A real router does not know a flow's ideal RTT, so the
-//!   fallback is a configured constant rather than the true RTT.
-//! - `flow_count`: "exact" (default) | "bitmap". "exact" keeps, per flow seen on the link, the
-//!   number of the last window in which the flow was seen (a `FlowMap<u32>`, one entry per
-//!   flow): N is exact. "bitmap" is the bounded-memory estimator the paper's "no per-flow
-//!   state" asks for (§8 says N "can be easily estimated"): linear counting (Whang, Vander-Zanden
-//!   and Taylor 1990) over a bitmap of `bitmap_bits` bits; each arrival sets bit
-//!   `hash(flow) mod m`, and at the window's end `N̂ = −m · ln(V)` with `V` the fraction of zero
-//!   bits (`N̂ = m · ln m` if no bit is zero). Chosen because it is one bit per slot, one hash per
-//!   packet, unbiased for N ≪ m·ln m, and its error is about `√(m(e^t − t − 1))/N` for `t = N/m`
-//!   (under 2 % for 400 flows in 4096 bits).
-//! - `bitmap_bits`: count, 4096 (512 bytes); only with `flow_count = "bitmap"`.
-//! - `ecn`: bool, false. The paper evaluates a packet-*dropping* model with TCP Reno (§4); with
-//!   `ecn = true` ECN-capable packets are marked instead.
+//! # Parameters
+//! | key | unit | default | paper / reading |
+//! |---|---|---|---|
+//! | `c` | dimensionless | 1.31 | §6 "we fix the value of c at 1.31" (random loss, ACK per packet) |
+//! | `window` | duration | "1s" | §2/§6 "we use window = 1sec" |
+//! | `adapt_alpha` | bool | true | the paper's contribution (false = original GREEN, α ≡ 1) |
+//! | `alpha_decrease` | factor | 0.95 | §2 |
+//! | `target_utilisation` | fraction, 0..1 | 0.98 | §2 |
+//! | `rtt_source` | `"label"`, `"idmaps"` or `"true"` | "label" | below |
+//! | `default_rtt` | duration | "100ms" | our choice (the paper has none), below |
+//! | `flow_count` | `"exact"` or `"bitmap"` | "exact" | below |
+//! | `bitmap_bits` | count | 4096 | 512 bytes; only with `flow_count = "bitmap"` |
+//! | `ecn` | bool | false | the paper evaluates a packet-*dropping* model with TCP Reno (§4); with `ecn = true` ECN-capable packets are marked instead |
+//!
+//! - `rtt_source`: "label" is GREEN-Embedded: the packet's `rtt_label` (the sender's current
+//!   RTT estimate, §5.1). "idmaps" is GREEN-IDMaps: the estimate service's answer for the flow,
+//!   base RTT × U[0.5, 2] (§5.2, §6). "true" is the ideal GREEN of Feng et al. with global
+//!   knowledge: the flow's *base* (propagation) RTT, which excludes queueing delay (so it is
+//!   smaller than what the sender measures).
+//! - `default_rtt`: used when the chosen source has no answer: a packet without an RTT label
+//!   (unmodified senders, ACKs), or a flow unknown to the build context. A real router does not
+//!   know a flow's ideal RTT, so the fallback is a configured constant rather than the true RTT.
+//! - `flow_count`: "exact" keeps, per flow seen on the link, the number of the last window in
+//!   which the flow was seen (a `FlowMap<u32>`, one entry per flow): N is exact. "bitmap" is the
+//!   bounded-memory estimator the paper's "no per-flow state" asks for (§8 says N "can be easily
+//!   estimated"): linear counting (Whang, Vander-Zanden and Taylor 1990) over a bitmap of
+//!   `bitmap_bits` bits; each arrival sets bit `hash(flow) mod m`, and at the window's end
+//!   `N̂ = −m · ln(V)` with `V` the fraction of zero bits (`N̂ = m · ln m` if no bit is zero).
+//!   Chosen because it is one bit per slot, one hash per packet, unbiased for N ≪ m·ln m, and
+//!   its error is about `√(m(e^t − t − 1))/N` for `t = N/m` (under 2 % for 400 flows in 4096
+//!   bits).
 //!
 //! # Readings where the paper is ambiguous
 //! - Which N: the pseudocode updates N once per window, so p uses the count of the *previous

@@ -23,6 +23,8 @@ use crate::time::SimDuration;
 pub use crate::qdisc::{Aqm, QueueView, Reason, Verdict};
 
 pub(crate) mod red_core;
+#[cfg(test)]
+mod test_support;
 
 /// Per-flow facts a qdisc may need at build time (the GREEN-IDMaps RTT service, ideal RTTs).
 #[derive(Clone, Debug, Default)]

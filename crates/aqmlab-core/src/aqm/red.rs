@@ -251,27 +251,11 @@ impl Params {
     /// may compute them).
     pub(crate) fn check_common(&self, thresholds: bool) -> Result<(), ScenarioError> {
         if thresholds {
-            check(
-                self.min_th.is_finite() && self.min_th > 0.0,
-                "min_th",
-                self.min_th,
-                "a positive number (packets, or bytes when bytes = true)",
-            )?;
-            check(
-                self.max_th.is_finite() && self.max_th > self.min_th,
-                "max_th",
-                self.max_th,
-                &format!("a number greater than min_th = {}", self.min_th),
-            )?;
+            check_thresholds(self.min_th, self.max_th)?;
         }
-        check(
-            self.max_p > 0.0 && self.max_p <= 1.0,
-            "max_p",
-            self.max_p,
-            "a probability in (0, 1]",
-        )?;
+        check_max_p(self.max_p)?;
         if let QueueWeight::Fixed(w) = self.w_q {
-            check(w > 0.0 && w <= 1.0, "w_q", w, WEIGHT_CHOICES)?;
+            check_weight(w, WEIGHT_CHOICES)?;
         }
         if let Some(s) = self.mean_pkt_size {
             check(s > 0, "mean_pkt_size", s, "a positive size in bytes")?;
@@ -323,6 +307,39 @@ impl AlgorithmParams for Params {
         let red = self.core(ctx, Curve::Linear, Adapt::None);
         self.single_queue(ctx, red)
     }
+}
+
+/// The RED family's rule for its thresholds (every kind built on RED's average checks it
+/// here): `0 < min_th < max_th`, finite, in packets (bytes in byte mode).
+pub(crate) fn check_thresholds(min_th: f64, max_th: f64) -> Result<(), ScenarioError> {
+    check(
+        min_th.is_finite() && min_th > 0.0,
+        "min_th",
+        min_th,
+        "a positive number (packets, or bytes when bytes = true)",
+    )?;
+    check(
+        max_th.is_finite() && max_th > min_th,
+        "max_th",
+        max_th,
+        &format!("a number greater than min_th = {min_th}"),
+    )
+}
+
+/// The RED family's rule for `max_p`: a probability in (0, 1].
+pub(crate) fn check_max_p(max_p: f64) -> Result<(), ScenarioError> {
+    check(
+        max_p > 0.0 && max_p <= 1.0,
+        "max_p",
+        max_p,
+        "a probability in (0, 1]",
+    )
+}
+
+/// The RED family's rule for a fixed `w_q`: in (0, 1]. `allowed` says what the kind accepts
+/// (`red` also takes the automatic settings).
+pub(crate) fn check_weight(w_q: f64, allowed: &str) -> Result<(), ScenarioError> {
+    check(w_q > 0.0 && w_q <= 1.0, "w_q", w_q, allowed)
 }
 
 /// `ptc`: the link rate in mean-sized packets per second (ns-3 `m_ptc`).
@@ -753,14 +770,9 @@ pub(crate) mod tests {
     use crate::net::packet::Ecn;
     use crate::qdisc::{BufferLimit, Outcome};
 
+    /// A 1.5 Mbps link of `limit`.
     pub(crate) fn ctx(limit: BufferLimit) -> BuildContext<'static> {
-        BuildContext {
-            limit,
-            link_rate_bps: 1_500_000,
-            mean_pkt_bytes: 1000,
-            flows: &[] as &[FlowInfo],
-            seed: 0,
-        }
+        crate::aqm::test_support::ctx(limit, 1_500_000)
     }
 
     fn cfg(min_th: f64, max_th: f64, max_p: f64, gentle: bool, curve: Curve) -> Config {

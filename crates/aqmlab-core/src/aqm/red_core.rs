@@ -1,7 +1,10 @@
 //! Small RED building blocks shared by the fairness AQMs (Chablis, SFRED, FRED, CHOKe): the
 //! linear probability, Floyd & Jacobson's count spacing and the RED parameter checks. Their
 //! average queue is `red::Average`, the EWMA and idle-time decay the `red` kind is held to ns-3
-//! with. Source: Floyd & Jacobson 1993; ns-2 `red.cc`.
+//! with; the spacing and the checks are `red`'s own. The linear probability is Floyd &
+//! Jacobson's formula as written, where `red` computes ns-3's coefficient form
+//! (`red::Slope`): the two differ in the last bits, so each kind keeps the one its results
+//! were recorded with. Source: Floyd & Jacobson 1993; ns-2 `red.cc`.
 
 /// RED's linear probability `p_b = max_p·(avg − min_th)/(max_th − min_th)`, clamped to
 /// [0, max_p] (callers handle `avg ≥ max_th` themselves).
@@ -17,40 +20,21 @@ pub(crate) fn linear_pb(avg: f64, min_th: f64, max_th: f64, max_p: f64) -> f64 {
 }
 
 /// Floyd & Jacobson's count-based spacing: `p_a = p_b / (1 − count·p_b)`, 1 once
-/// `count·p_b ≥ 1`.
+/// `count·p_b ≥ 1` (`red::spaced_p` without `wait`; a negative count counts as 0).
 #[inline]
 pub(crate) fn spaced(p_b: f64, count: i64) -> f64 {
-    let c = count.max(0) as f64;
-    if p_b <= 0.0 {
-        0.0
-    } else if c * p_b >= 1.0 {
-        1.0
-    } else {
-        (p_b / (1.0 - c * p_b)).min(1.0)
-    }
+    super::red::spaced_p(p_b, count.max(0) as f64, false)
 }
 
-/// Validation shared by the RED-based kinds.
+/// Validation shared by the RED-based kinds: `red`'s rules for the thresholds, `max_p` and
+/// `w_q`.
 pub(crate) fn validate_red(
     min_th: f64,
     max_th: f64,
     max_p: f64,
     w_q: f64,
 ) -> Result<(), crate::error::ScenarioError> {
-    use crate::error::check;
-    check(
-        min_th.is_finite() && min_th >= 0.0,
-        "min_th",
-        min_th,
-        "packets, >= 0",
-    )?;
-    check(
-        max_th.is_finite() && max_th > min_th,
-        "max_th",
-        max_th,
-        "packets, > min_th",
-    )?;
-    check(max_p > 0.0 && max_p <= 1.0, "max_p", max_p, "in (0, 1]")?;
-    check(w_q > 0.0 && w_q <= 1.0, "w_q", w_q, "in (0, 1]")?;
-    Ok(())
+    super::red::check_thresholds(min_th, max_th)?;
+    super::red::check_max_p(max_p)?;
+    super::red::check_weight(w_q, "a weight in (0, 1]")
 }

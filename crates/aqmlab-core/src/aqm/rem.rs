@@ -39,21 +39,23 @@
 //! as `qlim_ · S` bytes; here the byte `buffer` is written directly (`buffer = "120000B"` for
 //! ns-2's 120-packet queue limit with S = 1000).
 //!
-//! # Parameters (key: unit, default; paper 001's setting)
+//! # Parameters
 //! Defaults are the REM authors' ns-2 defaults, which paper 003 §5 also ran
 //! ("γ = 0.001, α = 0.1, φ = 1.001, b = 20"):
-//! - `gamma` γ: price step, 0.001 (paper 001: 0.01).
-//! - `phi` φ: base of the marking law, > 1, 1.001 (paper 001: 1.003).
-//! - `alpha` α: weight of the backlog mismatch, 0.1 (paper 001: 0.1).
-//! - `target` b*: packets, 20 (paper 001: b0 = 55).
-//! - `update_time` T: duration, "2ms" (paper 001: "updatetime=0.01", i.e. 10 ms).
-//! - `in_weight` w: weight of the newest interval in x̄, in (0, 1], 1 = no filtering (`rem.cc`'s
-//!   `inw_`, default 1).
-//! - `mean_pkt_size` S: bytes, unset = the link's data packet size (`rem.cc`'s `mean_pktsize_`,
-//!   ns-2 default 1000): converts the link rate into packets per interval and, in byte mode,
-//!   bytes into packets (see Byte mode).
-//! - `ecn`: bool, true (REM is a marking scheme; paper 001: "All algorithms were configured to
-//!   use ECN").
+//!
+//! | key | unit | default | paper 001's setting |
+//! |---|---|---|---|
+//! | `gamma` | γ, price step | 0.001 | 0.01 |
+//! | `phi` | φ, base of the marking law, > 1 | 1.001 | 1.003 |
+//! | `alpha` | α, weight of the backlog mismatch | 0.1 | 0.1 |
+//! | `target` | b*, packets | 20 | b0 = 55 |
+//! | `update_time` | T, duration | "2ms" | "updatetime=0.01", i.e. 10 ms |
+//! | `in_weight` | w, weight of the newest interval in x̄, (0, 1] | 1 | (`rem.cc`'s `inw_`; 1 = no filtering) |
+//! | `mean_pkt_size` | S, bytes | unset | (`rem.cc`'s `mean_pktsize_`, ns-2 default 1000) |
+//! | `ecn` | bool | true | "All algorithms were configured to use ECN" |
+//!
+//! Unset, `mean_pkt_size` is the link's data packet size; it converts the link rate into
+//! packets per interval and, in byte mode, bytes into packets (see Byte mode).
 //!
 //! The paper-001 reproduction should set `gamma = 0.01, phi = 1.003, target = 55,
 //! update_time = "10ms"` explicitly (see `published.toml` `[green_rate_001.settings]`).

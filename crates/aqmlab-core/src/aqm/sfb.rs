@@ -21,20 +21,28 @@
 //! Bins are BLUE probabilities ([`super::blue::BlueProb`]): steps clamp to [0, 1] and each bin
 //! changes at most once per `freeze_time`.
 //!
-//! # Parameters (key: unit, default; source)
-//! - `levels`: L, 2; `bins`: N per level, 23 — the configuration of the SFB article's
-//!   evaluation (2 × 23 bins). Paper 000 does not state what it ran.
-//! - `bin_size`: packets, default `ceil(buffer in packets / bins)` (each level's bins share the
-//!   buffer evenly; byte buffers are converted with the link's mean packet size). Our choice:
-//!   the article sizes bins relative to the buffer but paper 000 gives no number.
-//! - `d1` 0.02, `d2` 0.002, `freeze_time` "100ms": BLUE's original recommendations (d1 ≫ d2),
-//!   applied per bin. No source in `papers/` gives SFB's values; set them in a reproduction.
-//! - `penalty_rate` (packets/s, 10) and `penalty_burst` (packets, 20): the rate limiter for
-//!   non-responsive flows. The article rate-limits flows whose p_min is 1 without prescribing a
-//!   mechanism; we use one token bucket shared by all such flows (no per-flow state, as SFB
-//!   intends), with the defaults of Linux `sch_sfb`. Packets within the bucket are queued
-//!   unmarked, the rest dropped with reason `policy`.
-//! - `ecn`: bool, true (SFB, like BLUE, was designed around ECN marking).
+//! # Parameters
+//! | key | unit | default | source |
+//! |---|---|---|---|
+//! | `levels` | L | 2 | the SFB article's evaluation (2 × 23 bins); paper 000 does not state what it ran |
+//! | `bins` | N per level | 23 | as `levels` |
+//! | `bin_size` | packets | unset | our choice, below |
+//! | `d1` | probability step up, per bin | 0.02 | BLUE's original recommendation (d1 ≫ d2) |
+//! | `d2` | probability step down, per bin | 0.002 | BLUE's original recommendation |
+//! | `freeze_time` | duration | "100ms" | BLUE's original recommendation |
+//! | `penalty_rate` | packets/s | 10 | Linux `sch_sfb`, below |
+//! | `penalty_burst` | packets | 20 | Linux `sch_sfb`, below |
+//! | `ecn` | bool | true | SFB, like BLUE, was designed around ECN marking |
+//!
+//! - `bin_size` unset is `ceil(buffer in packets / bins)` (each level's bins share the buffer
+//!   evenly; byte buffers are converted with the link's mean packet size): the article sizes
+//!   bins relative to the buffer but paper 000 gives no number.
+//! - No source in `papers/` gives SFB's `d1`, `d2`, `freeze_time`; set them in a reproduction.
+//! - `penalty_rate`, `penalty_burst`: the rate limiter for non-responsive flows. The article
+//!   rate-limits flows whose p_min is 1 without prescribing a mechanism; we use one token
+//!   bucket shared by all such flows (no per-flow state, as SFB intends), with the defaults of
+//!   Linux `sch_sfb`. Packets within the bucket are queued unmarked, the rest dropped with
+//!   reason `policy`.
 //!
 //! # Readings where the sources are ambiguous
 //! - "qlen > bin_size" in the pseudocode: we treat `bin_size` as the bin's capacity, so the

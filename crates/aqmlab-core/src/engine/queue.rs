@@ -1,8 +1,8 @@
 //! The event queue: a monotone radix heap ordered by (time, insertion sequence).
 //!
 //! Ties between events at the same instant are broken by insertion order (FIFO), so a run is a
-//! pure function of its inputs (nexosim's `PriorityQueue`, Shadow's `EventQueue`). `pop` asserts
-//! that time never goes backward.
+//! pure function of its inputs (nexosim's `PriorityQueue`, Shadow's `EventQueue`). `push`
+//! asserts that no event is scheduled before the last one popped, so time never goes backward.
 //!
 //! Why a radix heap and not a binary heap: a discrete-event simulator only ever schedules at or
 //! after the last popped time, and a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) exploits
@@ -11,10 +11,9 @@
 //! an append; a pop that finds `now` empty takes the lowest non-empty bucket, whose minimum
 //! becomes the new "last" and whose events each move to a strictly lower digit. Digits are six
 //! bits wide, so an event moves at most once per digit: two or three times for the 10 µs-200 ms
-//! horizons of the paper dumbbells, where one-bit digits (the textbook radix heap, used here
-//! until stop 18) moved each event up to fifteen times and the queue took 42 % of all
-//! instructions on the 400-flow benchmark (24 % fewer instructions overall with six-bit digits;
-//! docs/performance.md). Against a binary heap either form saves two O(log n) sifts per event.
+//! horizons of the paper dumbbells, where one-bit digits (the textbook radix heap) move each
+//! event up to fifteen times (the measured difference is in docs/performance.md). Against a
+//! binary heap either form saves two O(log n) sifts per event.
 //!
 //! Same-instant order needs no sequence numbers: every bucket, and `now`, holds its events in
 //! insertion order. A bucket gets events by appends (pushes, in insertion order) and by the

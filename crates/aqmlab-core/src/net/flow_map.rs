@@ -24,7 +24,7 @@ pub type FlowMap<V> = IndexMap<FlowId, V, FxBuildHasher>;
 /// id; the rest (a replay's arbitrary ids, or an id seen when few others had been) sit in a
 /// [`FlowMap`] until the vector grows past them. Memory stays linear in the flows seen, as with
 /// a [`FlowMap`], while the common case (a scenario's dense ids) costs one indexed load instead
-/// of a hash probe, which was 4 % of the 400-flow benchmark's time (docs/performance.md).
+/// of a hash probe (measured in docs/performance.md).
 #[derive(Clone, Debug, Default)]
 pub struct DenseFlowMap<V> {
     dense: Vec<Option<V>>,

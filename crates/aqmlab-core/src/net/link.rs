@@ -9,8 +9,9 @@
 //! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
 //!   (`TxDone`) per packet dequeues the next one. Every AQM bottleneck, and any lossy link,
 //!   uses it.
-//! - **FIFO arithmetic** (every lossless DropTail link: access, sink and reverse links, and the
-//!   bottleneck when it is DropTail): a FIFO's departure times are known at arrival
+//! - **FIFO arithmetic** (every lossless link whose qdisc is a plain FIFO, which it says by
+//!   `Qdisc::fifo_arithmetic`: DropTail's access, sink and reverse links, and the bottleneck
+//!   when it is DropTail): a FIFO's departure times are known at arrival
 //!   (`start = max(now, busy_until)`), so the packet goes straight into the pipe with its
 //!   arrival time at the far end, and no transmitter event or qdisc call is needed. The queue
 //!   length at any instant is the number of piped packets whose transmission has not started,
@@ -232,8 +233,8 @@ pub struct Link {
 impl Link {
     /// A link as `spec` describes it, with its built qdisc and its two random streams.
     /// `arithmetic_fifo`: use FIFO-arithmetic mode if the link is lossless (the caller checks the
-    /// qdisc is DropTail); `observed`: keep per-flow counters, the queue integral and sojourn
-    /// times in that mode (a link the results report on).
+    /// qdisc's capability, `Qdisc::fifo_arithmetic`); `observed`: keep per-flow counters, the
+    /// queue integral and sojourn times in that mode (a link the results report on).
     pub fn new(
         spec: &LinkSpec,
         qdisc: Box<dyn Qdisc>,

@@ -83,7 +83,7 @@ pub struct Packet {
 /// Up to three SACK blocks (RFC 2018 fits three beside the timestamp option), each the
 /// half-open segment range `[start, end)` stored as 16-bit offsets above the ACK's cumulative
 /// `ack`: every packet carries the field, and at 14 bytes it keeps `Packet` at 104 bytes (a
-/// 28-byte form cost the 100-flow benchmark about 12 % in run time). A block beyond 65 535
+/// 28-byte form measurably slowed the benchmarks: docs/performance.md). A block beyond 65 535
 /// segments above the cumulative ACK (a window no scenario here comes near) is not reported.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {

@@ -4,9 +4,9 @@
 //! a link keeps only its head, tail and length. Why not one ring per link: a ring cycles through
 //! all of its capacity, which grows to the link's peak occupancy, so the memory a run touches is
 //! the sum of every link's peak, and each push writes a line last touched a whole cycle ago.
-//! With ~11,000 packets in flight on the 400-flow dumbbell over 1,200 links that is well over
-//! the 1 MiB L2 of the machines we measure on, and pushes into cold ring slots were 70 % of
-//! the run's last-level write misses (cachegrind, docs/performance.md). The slab reuses the
+//! With thousands of packets in flight over a thousand links that is well over an L2 cache,
+//! and pushes into cold ring slots dominated the run's last-level write misses (the
+//! measurements are in docs/performance.md). The slab reuses the
 //! most recently freed node first, which is the node whose packet was just delivered and is
 //! still in cache, so a push writes a hot line; and its size is the largest number of packets
 //! ever in flight at once, not the sum of per-link peaks.
@@ -14,7 +14,7 @@
 //! Nodes are 128 bytes, aligned to cache lines, so a packet in flight costs two lines. A node
 //! also holds the arrival time of the node after it, written when that one is appended (the
 //! tail is usually still in cache then): taking the head yields the next arrival to schedule
-//! without reading a second, cold node, which was 15 % of all last-level misses.
+//! without reading a second, cold node.
 
 use crate::net::packet::Packet;
 use crate::time::SimTime;

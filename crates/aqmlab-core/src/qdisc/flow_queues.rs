@@ -70,7 +70,8 @@ pub struct FlowQueues {
 }
 
 impl FlowQueues {
-    /// `n` empty queues (grown on demand, never preallocated: see `SingleQueue::new`).
+    /// `n` empty queues. Each grows on demand: no buffer is preallocated to the limit, so a
+    /// link with a large limit that never fills costs no memory for it.
     pub fn new(n: usize, limit: BufferLimit, ecn: bool) -> FlowQueues {
         FlowQueues {
             queues: (0..n).map(|_| SubQueue::default()).collect(),
@@ -88,9 +89,6 @@ impl FlowQueues {
         self.queues.len() - 1
     }
 
-    pub fn n_queues(&self) -> usize {
-        self.queues.len()
-    }
     pub fn queue(&self, i: usize) -> &SubQueue {
         &self.queues[i]
     }

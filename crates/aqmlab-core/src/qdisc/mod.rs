@@ -1,5 +1,7 @@
-//! The qdisc glue: the one place that queues packets, applies an algorithm's verdicts, decides
-//! mark-versus-drop and counts every outcome by reason.
+//! The qdisc glue: queues packets, applies an algorithm's verdicts, decides mark-versus-drop and
+//! counts every outcome by reason. A lossless link whose qdisc is a plain FIFO (DropTail, which
+//! says so by [`Qdisc::fifo_arithmetic`]) queues nothing here: the link computes its departures
+//! by FIFO arithmetic and keeps the same counters itself (`net::link`).
 //!
 //! Two layers, as in Linux `net/sched`:
 //! - [`Qdisc`] is what a link's egress holds: enqueue, dequeue, counters. Schedulers with several
@@ -132,27 +134,6 @@ impl QdiscStats {
     pub fn marks(&self) -> u64 {
         self.marked.iter().sum()
     }
-    /// Drops per reason (both sides of the queue), as (reason, count) for reasons that occurred.
-    pub fn drops_by_reason(&self) -> Vec<(Reason, u64)> {
-        Reason::ALL
-            .iter()
-            .map(|&r| {
-                (
-                    r,
-                    self.dropped_before_enqueue[r as usize]
-                        + self.dropped_after_dequeue[r as usize],
-                )
-            })
-            .filter(|&(_, n)| n > 0)
-            .collect()
-    }
-    pub fn marks_by_reason(&self) -> Vec<(Reason, u64)> {
-        Reason::ALL
-            .iter()
-            .map(|&r| (r, self.marked[r as usize]))
-            .filter(|&(_, n)| n > 0)
-            .collect()
-    }
     /// Checks both conservation laws against the qdisc's current backlog.
     pub fn conserved(&self, backlog_pkts: usize) -> bool {
         self.arrivals == self.enqueued + self.drops_before()
@@ -225,6 +206,11 @@ pub trait Qdisc {
         None
     }
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
+    /// Whether this qdisc is a plain tail-drop FIFO that a link may run by FIFO arithmetic
+    /// (see [`Aqm::fifo_arithmetic`]): the capability the link is chosen by.
+    fn fifo_arithmetic(&self) -> bool {
+        false
+    }
     /// Internal variables for traces (avg queue, max_p, price, …).
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
     /// Test hook for `replay`'s `Set` event (see [`Aqm::set_state`]).

@@ -102,6 +102,9 @@ impl Qdisc for SingleQueue {
         let view = view(self.q.queue(0), self.q.limit(), self.link_rate_bps);
         self.aqm.on_timer(now, &view);
     }
+    fn fifo_arithmetic(&self) -> bool {
+        self.aqm.fifo_arithmetic()
+    }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         self.aqm.probe(out);
     }

@@ -127,6 +127,15 @@ pub trait Aqm {
     fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
     /// Internal variables for traces, e.g. `out("avg", self.avg)`.
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Whether the algorithm's whole behaviour is the glue's tail drop: it passes every packet
+    /// (no verdict on arrival or departure, no timers, no idle bookkeeping), so the queue it
+    /// drives is a plain FIFO and a link may run it by FIFO arithmetic (departure times known at
+    /// arrival, `net::link`) instead of queueing each packet. An algorithm that decides on
+    /// arrival could take the same road once the arithmetic link offers it the queue view at
+    /// arrival and the start of each idle period (docs/performance.md).
+    fn fifo_arithmetic(&self) -> bool {
+        false
+    }
     /// Test hook, reached only through `replay`'s `Set` event: overwrite the internal variable
     /// `name` with `value`, as ns-3's test suites write a queue disc's private members between
     /// calls. Returns false when the algorithm lets no script set `name`.

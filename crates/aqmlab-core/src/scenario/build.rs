@@ -75,14 +75,15 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
                 flows: &infos,
                 seed,
             };
-            // Every lossless DropTail link is a FIFO whose departures are known on arrival;
-            // the measured link and a topology's own links are also observed (per-flow
-            // counters, queue integral, sojourns), which the results read.
+            // A lossless link whose qdisc is a plain FIFO (`Qdisc::fifo_arithmetic`: DropTail)
+            // knows each departure on arrival; the measured link and a topology's own links are
+            // also observed (per-flow counters, queue integral, sojourns), which the results read.
             let observed = i as LinkId == net.bottleneck || i < net.declared;
-            let arithmetic = options.arithmetic_fifo && spec.qdisc.kind() == "droptail";
+            let qdisc = spec.qdisc.build(&ctx);
+            let arithmetic = options.arithmetic_fifo && qdisc.fifo_arithmetic();
             let mut link = Link::new(
                 spec,
-                spec.qdisc.build(&ctx),
+                qdisc,
                 SimRng::new(seed, component::QDISC_BASE + i as u64),
                 SimRng::new(seed, component::LOSS_BASE + i as u64),
                 arithmetic,

@@ -34,6 +34,7 @@
 
 pub mod build;
 pub mod expand;
+pub mod model_id;
 pub mod run;
 
 /// Most flows a scenario may have in all: each costs about 10 KB of memory (its sender,
