@@ -127,3 +127,40 @@ def test_fq_codel_with_many_flows_keeps_records_linear_in_events():
         assert sorted(state.values(), key=lambda q: q["index"]) == sorted(
             f["queues"], key=lambda q: q["index"]
         )
+
+
+def test_ect1_arrivals_reach_an_l4s_queue():
+    # CoDel in L4S mode marks an ECT(1) packet whose sojourn exceeds ce_threshold; an ECT(0)
+    # packet of the same sojourn is not marked (ce_threshold needs ecn for it).
+    q = {"kind": "codel", "l4s": True, "ce_threshold": "1ms"}
+    events = [
+        ("enqueue", 0.0, 1000, 1, "ect1"),
+        {"op": "enqueue", "t": 0.0, "flow": 2, "ecn": "ect0"},
+        ("dequeue", 0.010),
+        ("dequeue", 0.011),
+    ]
+    recs = aqmlab.replay(q, events)
+    assert [r["packet"] for r in recs[2:]] == [0, 1]
+    assert recs[2]["marked"] == "ce_threshold"
+    assert recs[3]["marked"] is None
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.replay(q, [("enqueue", 0.0, 1000, 1, "ect2")])
+    assert e.value.path == "events.0.4"
+
+
+def test_set_events_write_the_variables_an_algorithm_offers():
+    recs = aqmlab.replay(
+        "pie",
+        [
+            ("set", 0.0, "drop_prob", 0.25),
+            {"op": "set", "t": 0.0, "name": "accu_prob", "value": 0.5},
+        ],
+    )
+    assert [r["action"] for r in recs] == ["set", "set"]
+    assert recs[0]["probes"]["drop_prob"] == pytest.approx(0.25)
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.replay("pie", [("set", 0.0, "no_such_variable", 1.0)])
+    assert e.value.path.startswith("events.0")
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.replay("pie", [("set", 0.0, "drop_prob")])
+    assert e.value.path == "events.0"

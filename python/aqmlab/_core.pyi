@@ -89,11 +89,13 @@ def schema_json() -> str: ...
 def schema_markdown() -> str: ...
 def replay(
     qdisc_toml: str,
-    enqueue: list[bool],
+    op: list[int],
     t_ns: list[int],
     size_bytes: list[int],
     flow: list[int],
-    ecn_capable: list[bool],
+    ecn: list[int],
+    set_name: list[str],
+    set_value: list[float],
     buffer: int | str,
     link_rate: int | str,
     uniforms: list[float] | None = None,

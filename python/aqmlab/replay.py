@@ -36,13 +36,19 @@ import tomli_w
 from aqmlab import _core
 from aqmlab.scenario import scenario_error
 
-#: An event: ``("enqueue", t_s[, size_bytes[, flow[, ecn_capable]]])`` or ``("dequeue", t_s)``,
-#: or a dict ``{"op": "enqueue", "t": t_s, "size": ..., "flow": ..., "ecn": ...}`` where
-#: ``t_ns`` (integer nanoseconds) may replace ``t`` for exact times.
+#: An event: ``("enqueue", t_s[, size_bytes[, flow[, ecn]]])``, ``("dequeue", t_s)`` or
+#: ``("set", t_s, name, value)`` (sets a variable the algorithm offers to tests, e.g. PIE's
+#: ``accu_prob``), or a dict ``{"op": "enqueue", "t": t_s, "size": ..., "flow": ..., "ecn":
+#: ...}`` / ``{"op": "set", "t": t_s, "name": ..., "value": ...}`` where ``t_ns`` (integer
+#: nanoseconds) may replace ``t`` for exact times. ``ecn``: ``False``/``"not_ect"``,
+#: ``True``/``"ect0"`` (ECT(0)) or ``"ect1"`` (ECT(1), an L4S sender's packet).
 Event = Sequence[Any] | Mapping[str, Any]
 
 _ENQ = {"enqueue", "enq", "e", "+"}
 _DEQ = {"dequeue", "deq", "d", "-"}
+_SET = {"set"}
+#: `ecn` values and the core's codepoint numbers (0 not-ECT, 1 ECT(0), 2 ECT(1)).
+_ECN = {"not_ect": 0, "ect0": 1, "ect1": 2}
 
 #: Largest time the core's integer nanoseconds hold (u64 ns, kept well inside i64 too).
 _MAX_T_NS = 2**63 - 1
@@ -118,39 +124,62 @@ def _uniforms(uniforms: Any) -> list[float] | None:
     return out
 
 
-_Columns = tuple[list[bool], list[int], list[int], list[int], list[bool]]
+_Columns = tuple[list[int], list[int], list[int], list[int], list[int], list[str], list[float]]
+
+
+def _ecn(v: Any, where: str) -> int:
+    if isinstance(v, str):
+        if v in _ECN:
+            return _ECN[v]
+        raise scenario_error(where, _show(v), "false, true, 'not_ect', 'ect0' or 'ect1'")
+    return int(_bool(v, where))
 
 
 def _columns(events: Any, default_size: int) -> _Columns:
     if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Iterable):
         raise scenario_error("events", _show(events), "a list of events (op, t_s, ...)")
-    enq: list[bool] = []
+    ops: list[int] = []
     t_ns: list[int] = []
     size: list[int] = []
     flow: list[int] = []
-    ecn: list[bool] = []
+    ecn: list[int] = []
+    names: list[str] = []
+    values: list[float] = []
     for i, ev in enumerate(events):
         if isinstance(ev, Mapping):
             where = f"events.{i}"
-            unknown = set(ev) - {"op", "t", "t_ns", "size", "flow", "ecn"}
-            if unknown:
-                names = ", ".join(sorted(map(str, unknown)))
-                raise scenario_error(where, names, "keys op, t (or t_ns), size, flow, ecn")
             op = ev.get("op")
+            allowed = {"op", "t", "t_ns"} | (
+                {"name", "value"} if op == "set" else {"size", "flow", "ecn"}
+            )
+            unknown = set(ev) - allowed
+            if unknown:
+                names_ = ", ".join(sorted(map(str, unknown)))
+                keys_ = ", ".join(sorted(allowed - {"t_ns"})).replace("t,", "t (or t_ns),")
+                raise scenario_error(where, names_, f"keys {keys_}")
             if "t_ns" in ev:
                 t = _int(ev["t_ns"], where + ".t_ns", 0, _MAX_T_NS, "integer nanoseconds >= 0")
             else:
                 t = _t_ns(ev.get("t"), where + ".t")
-            args = (ev.get("size", default_size), ev.get("flow", 0), ev.get("ecn", False))
-            keys = ("size", "flow", "ecn", "t")
+            if op == "set":
+                args = (ev.get("name"), ev.get("value"), None)
+                keys = ("name", "value", "", "t")
+            else:
+                args = (ev.get("size", default_size), ev.get("flow", 0), ev.get("ecn", False))
+                keys = ("size", "flow", "ecn", "t")
         elif isinstance(ev, (tuple, list)) and 2 <= len(ev) <= 5:
             op, t = ev[0], _t_ns(ev[1], lambda i=i: f"events.{i}.1")
             n = len(ev)
-            args = (
-                ev[2] if n > 2 else default_size,
-                ev[3] if n > 3 else 0,
-                ev[4] if n > 4 else False,
-            )
+            if op == "set":
+                if n != 4:
+                    raise scenario_error(f"events.{i}", _show(ev), "('set', t_s, name, value)")
+                args = (ev[2], ev[3], None)
+            else:
+                args = (
+                    ev[2] if n > 2 else default_size,
+                    ev[3] if n > 3 else 0,
+                    ev[4] if n > 4 else False,
+                )
             keys = ("2", "3", "4", "1")
         elif isinstance(ev, Sequence) and not isinstance(ev, (str, bytes)):
             raise scenario_error(
@@ -166,19 +195,33 @@ def _columns(events: Any, default_size: int) -> _Columns:
                 _int(args[0], f"events.{i}.{keys[0]}", 1, _U32, "a packet size in bytes, 1..2^32-1")
             if f_ is None:
                 _int(args[1], f"events.{i}.{keys[1]}", 0, _U32, "a flow id, an integer 0..2^32-1")
-            if type(e_) is not bool:
-                e_ = _bool(e_, f"events.{i}.{keys[2]}")
-            enq.append(True)
+            ops.append(1)
             size.append(s_)  # type: ignore[arg-type]
             flow.append(f_)  # type: ignore[arg-type]
-            ecn.append(e_)
+            ecn.append(_ecn(e_, f"events.{i}.{keys[2]}"))
+            names.append("")
+            values.append(0.0)
         elif op in _DEQ if type(op) is str else False:
-            enq.append(False)
+            ops.append(0)
             size.append(0)
             flow.append(0)
-            ecn.append(False)
+            ecn.append(0)
+            names.append("")
+            values.append(0.0)
+        elif op in _SET if type(op) is str else False:
+            name, value = args[0], args[1]
+            if not isinstance(name, str) or not name:
+                raise scenario_error(f"events.{i}.{keys[0]}", _show(name), "a variable name")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise scenario_error(f"events.{i}.{keys[1]}", _show(value), "a finite number")
+            ops.append(2)
+            size.append(0)
+            flow.append(0)
+            ecn.append(0)
+            names.append(name)
+            values.append(float(value))
         else:
-            raise scenario_error(f"events.{i}.op", _show(op), "'enqueue' or 'dequeue'")
+            raise scenario_error(f"events.{i}.op", _show(op), "'enqueue', 'dequeue' or 'set'")
         if t_ns and t < t_ns[-1]:
             raise scenario_error(
                 f"events.{i}.{keys[3]}",
@@ -186,7 +229,7 @@ def _columns(events: Any, default_size: int) -> _Columns:
                 f"a time not before the previous event's ({t_ns[-1] / 1e9!r} s)",
             )
         t_ns.append(t)
-    return enq, t_ns, size, flow, ecn
+    return ops, t_ns, size, flow, ecn, names, values
 
 
 def replay(
@@ -223,7 +266,7 @@ def replay(
     else:
         raise scenario_error("qdisc", _show(qdisc), "a kind such as 'red' or a qdisc table")
     mean = _int(mean_pkt_size, "mean_pkt_size", 1, _U32, "bytes, an integer 1..2^32-1")
-    enq, t_ns, size, flow, ecn = _columns(events, mean)
+    ops, t_ns, size, flow, ecn, names, values = _columns(events, mean)
     seed = _int(seed, "seed", 0, 2**64 - 1, "an integer 0..2^64-1")
     if isinstance(buffer, bool) or not isinstance(buffer, (int, str)):
         raise scenario_error("buffer", _show(buffer), "packets (an integer) or a size like '150KB'")
@@ -240,11 +283,13 @@ def replay(
         raise scenario_error("qdisc", _show(qdisc), f"a table of TOML values ({e})") from None
     records = _core.replay(
         text,
-        enq,
+        ops,
         t_ns,
         size,
         flow,
         ecn,
+        names,
+        values,
         buffer,
         rate,
         uniforms=_uniforms(uniforms),

@@ -246,22 +246,25 @@ enum RateArg {
 }
 
 /// Drives one qdisc by script (see `aqmlab_core::replay`). Events are columns of equal length:
-/// `enqueue[i]` tells an enqueue (with `size_bytes`, `flow`, `ecn_capable`) from a dequeue;
-/// `t_ns` is the event time in integer nanoseconds. `qdisc_toml` is the qdisc table as TOML
-/// (`kind = "red"` ...). Returns one dict per event; `queues` holds the sub-queues the event
+/// `op[i]` is 0 for a dequeue, 1 for an enqueue (with `size_bytes`, `flow` and `ecn`: 0 not
+/// ECN-capable, 1 ECT(0), 2 ECT(1)) and 2 for a `set` of the algorithm's variable
+/// `set_name[i]` to `set_value[i]`; `t_ns` is the event time in integer nanoseconds.
+/// `qdisc_toml` is the qdisc table as TOML (`kind = "red"` ...). Returns one dict per event; `queues` holds the sub-queues the event
 /// changed, or every one with `full_queues`.
 #[pyfunction]
-#[pyo3(signature = (qdisc_toml, enqueue, t_ns, size_bytes, flow, ecn_capable, buffer, link_rate,
-    uniforms=None, seed=0, mean_pkt_bytes=1000, full_queues=false))]
+#[pyo3(signature = (qdisc_toml, op, t_ns, size_bytes, flow, ecn, set_name, set_value, buffer,
+    link_rate, uniforms=None, seed=0, mean_pkt_bytes=1000, full_queues=false))]
 #[allow(clippy::too_many_arguments)]
 fn replay<'py>(
     py: Python<'py>,
     qdisc_toml: &str,
-    enqueue: Vec<bool>,
+    op: Vec<u8>,
     t_ns: Vec<u64>,
     size_bytes: Vec<u32>,
     flow: Vec<u32>,
-    ecn_capable: Vec<bool>,
+    ecn: Vec<u8>,
+    set_name: Vec<String>,
+    set_value: Vec<f64>,
     buffer: BufferArg,
     link_rate: RateArg,
     uniforms: Option<Vec<f64>>,
@@ -269,17 +272,42 @@ fn replay<'py>(
     mean_pkt_bytes: u32,
     full_queues: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let events = (enqueue, t_ns, size_bytes, flow, ecn_capable);
+    let events = EventColumns {
+        op,
+        t_ns,
+        size_bytes,
+        flow,
+        ecn,
+        set_name,
+        set_value,
+    };
     let link = (buffer, link_rate, mean_pkt_bytes);
     entry(|| replay_entry(py, qdisc_toml, events, link, uniforms, seed, full_queues))
 }
 
-type EventColumns = (Vec<bool>, Vec<u64>, Vec<u32>, Vec<u32>, Vec<bool>);
+/// The event columns of [`replay`], as Python passed them.
+struct EventColumns {
+    op: Vec<u8>,
+    t_ns: Vec<u64>,
+    size_bytes: Vec<u32>,
+    flow: Vec<u32>,
+    ecn: Vec<u8>,
+    set_name: Vec<String>,
+    set_value: Vec<f64>,
+}
 
 fn replay_entry<'py>(
     py: Python<'py>,
     qdisc_toml: &str,
-    (enqueue, t_ns, size_bytes, flow, ecn_capable): EventColumns,
+    EventColumns {
+        op,
+        t_ns,
+        size_bytes,
+        flow,
+        ecn,
+        set_name,
+        set_value,
+    }: EventColumns,
     (buffer, link_rate, mean_pkt_bytes): (BufferArg, RateArg, u32),
     uniforms: Option<Vec<f64>>,
     seed: u64,
@@ -288,8 +316,15 @@ fn replay_entry<'py>(
     let records = py
         .detach(|| {
             guarded(|| {
-                let n = enqueue.len();
-                let lens = [t_ns.len(), size_bytes.len(), flow.len(), ecn_capable.len()];
+                let n = op.len();
+                let lens = [
+                    t_ns.len(),
+                    size_bytes.len(),
+                    flow.len(),
+                    ecn.len(),
+                    set_name.len(),
+                    set_value.len(),
+                ];
                 if lens.iter().any(|&l| l != n) {
                     return Err(CoreScenarioError::new(
                         "events",
@@ -332,21 +367,44 @@ fn replay_entry<'py>(
                     RateArg::Text(s) => parse_rate(&s)
                         .map_err(|m| CoreScenarioError::new("link_rate", format!("\"{s}\""), m))?,
                 };
-                let events: Vec<ReplayEvent> = (0..n)
+                let events = (0..n)
                     .map(|i| {
                         let t = SimTime(t_ns[i]);
-                        if enqueue[i] {
-                            ReplayEvent::Enqueue {
+                        let codepoint = match ecn[i] {
+                            0 => Ecn::NotEct,
+                            1 => Ecn::Ect,
+                            2 => Ecn::Ect1,
+                            e => {
+                                return Err(CoreScenarioError::new(
+                                    format!("events.{i}.ecn"),
+                                    e.to_string(),
+                                    "0 (not ECN-capable), 1 (ECT(0)) or 2 (ECT(1))",
+                                ))
+                            }
+                        };
+                        Ok(match op[i] {
+                            0 => ReplayEvent::Dequeue { t },
+                            1 => ReplayEvent::Enqueue {
                                 t,
                                 size_bytes: size_bytes[i],
                                 flow: flow[i],
-                                ecn: Ecn::ect0_if(ecn_capable[i]),
+                                ecn: codepoint,
+                            },
+                            2 => ReplayEvent::Set {
+                                t,
+                                name: set_name[i].clone(),
+                                value: set_value[i],
+                            },
+                            o => {
+                                return Err(CoreScenarioError::new(
+                                    format!("events.{i}.op"),
+                                    o.to_string(),
+                                    "0 (dequeue), 1 (enqueue) or 2 (set)",
+                                ))
                             }
-                        } else {
-                            ReplayEvent::Dequeue { t }
-                        }
+                        })
                     })
-                    .collect();
+                    .collect::<Result<Vec<ReplayEvent>, CoreScenarioError>>()?;
                 Ok(core_replay::replay_with(
                     &cfg,
                     limit,
