@@ -1280,7 +1280,7 @@ def _sensitivity_sections(
     them. None of these is a claim."""
     rep.section("Sensitivity: experiments 1 and 3 under other readings (not claims)")
     rows = []
-    for settings in ("main", *HOLD_SETTINGS):
+    for settings in ("main", *HOLD_SETTINGS, UNIT_EXPONENTS):
         s = u if settings == "main" else _settings_units(all_runs, settings, quick)
         if s is None:
             continue
@@ -1308,8 +1308,8 @@ def _sensitivity_sections(
         sens,
         "Experiments 1 and 3, RED and Chablis: the main reading (thresholds 20/80 in a 100-packet "
         "buffer, RFC 3168 one-segment hold doubled as ns-2's ecn_backoff_, RTO floor 200 ms) "
-        "beside the hold without doubling, a 20 ms RTO floor (shorter holds) and ns-2's default "
-        "thresholds.",
+        "beside the hold without doubling, a 20 ms RTO floor (shorter holds), ns-2's default "
+        "thresholds and (Chablis only) eq. 4's exponents alpha = beta = 1.",
     )
     _sensitivity_text(rep, sens)
     uc = _settings_units(all_runs, "count", quick)
