@@ -64,8 +64,12 @@ class Bed:
 
 
 def _spawn(ns: str, code: str, args: tuple[str, ...]) -> subprocess.Popen[str]:
-    cmd = ["ip", "netns", "exec", ns, sys.executable, "-c", code, *args]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return _spawn_cmd(ns, [sys.executable, "-c", code, *args])
+
+
+def _spawn_cmd(ns: str, cmd: list[str]) -> subprocess.Popen[str]:
+    full = ["ip", "netns", "exec", ns, *cmd]
+    return subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @contextmanager
@@ -130,6 +134,7 @@ import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[4].encode())
 s.bind(("10.77.0.1", int(sys.argv[2]))); s.connect(("10.77.0.2", int(sys.argv[1])))
+s.settimeout(2)
 buf = b"x" * 65536; end = time.monotonic() + float(sys.argv[3])
 try:
     while time.monotonic() < end:
@@ -165,5 +170,42 @@ for i in range(int(sys.argv[1])):
     except socket.timeout:
         pass
     time.sleep(float(sys.argv[4]))
+print(json.dumps(out))
+"""
+
+#: ICMP echo from namespace a to b (the kernel in b answers): argv[1] probes argv[2] s apart.
+#: Each RTT runs from just before the send to the kernel's receive timestamp of the reply
+#: (SO_TIMESTAMPNS), so the prober's own scheduling delay is not in it. Prints RTTs in ms.
+PING = """
+import json, os, socket, struct, sys, time
+TS = getattr(socket, "SO_TIMESTAMPNS", 35)
+n, gap = int(sys.argv[1]), float(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.setsockopt(socket.SOL_SOCKET, TS, 1); s.settimeout(1)
+ident = os.getpid() & 0xFFFF
+def csum(b):
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    t = (t >> 16) + (t & 0xFFFF); t += t >> 16
+    return ~t & 0xFFFF
+out = []
+for seq in range(n):
+    body = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + b"q" * 56
+    pkt = body[:2] + struct.pack("!H", csum(body)) + body[4:]
+    t0 = time.time_ns()
+    s.sendto(pkt, ("10.77.0.2", 0))
+    while True:
+        try:
+            data, anc, _, _ = s.recvmsg(2048, 1024)
+        except socket.timeout:
+            break
+        ihl = (data[0] & 15) * 4
+        typ, _, _, rid, rseq = struct.unpack("!BBHHH", data[ihl : ihl + 8])
+        if typ == 0 and rid == ident and rseq == seq:
+            for _, kind, val in anc:
+                if kind == TS:
+                    sec, ns = struct.unpack("qq", val[:16])
+                    out.append((sec * 10**9 + ns - t0) / 1e6)
+            break
+    time.sleep(gap)
 print(json.dumps(out))
 """

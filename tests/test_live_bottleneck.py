@@ -4,6 +4,8 @@ RED with ECN whose trace replays to the same decisions."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -84,3 +86,71 @@ def test_real_tcp_through_red_replays_to_the_same_decisions(tmp_path: Path) -> N
     assert ns_b not in listed
     links = subprocess.run(["ip", "link", "show"], capture_output=True, text=True).stdout
     assert all(d not in links for d in devices)
+
+
+@pytest.mark.skipif(ln.missing() is not None, reason=ln.missing() or "")
+def test_devices_vanish_when_the_bottleneck_is_killed() -> None:
+    """SIGKILL leaves no device: they are non-persistent TUNs, gone with the process's fds."""
+    token = f"k{os.getpid() % 100000}"
+    cfg = {
+        "dev_a": f"aql{token}a",
+        "dev_b": f"aql{token}b",
+        "rate_bps": 1_000_000,
+        "buffer": 10,
+        "qdisc": {"kind": "droptail"},
+    }
+    code = (
+        "import json, sys; from aqmlab import _core; "
+        "b = _core.LiveBottleneck(sys.argv[1]); print('up', flush=True); b.run(60)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(cfg)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        links = subprocess.run(["ip", "link", "show"], capture_output=True, text=True).stdout
+        assert cfg["dev_a"] in links and cfg["dev_b"] in links
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        links = subprocess.run(["ip", "link", "show"], capture_output=True, text=True).stdout
+        if cfg["dev_a"] not in links and cfg["dev_b"] not in links:
+            break
+        time.sleep(0.05)
+    assert cfg["dev_a"] not in links and cfg["dev_b"] not in links
+
+
+@pytest.mark.skipif(ln.missing() is not None, reason=ln.missing() or "")
+def test_ctrl_c_stops_a_run_in_the_main_thread() -> None:
+    """run() releases the GIL, yet Ctrl-C (SIGINT) still stops it and raises KeyboardInterrupt."""
+    token = f"i{os.getpid() % 100000}"
+    cfg = {
+        "dev_a": f"aql{token}a",
+        "dev_b": f"aql{token}b",
+        "rate_bps": 1_000_000,
+        "buffer": 10,
+        "qdisc": {"kind": "droptail"},
+    }
+    code = (
+        "import json, sys, time; from aqmlab import _core\n"
+        "b = _core.LiveBottleneck(sys.argv[1]); print('up', flush=True)\n"
+        "t = time.monotonic()\n"
+        "try:\n    b.run(60)\nexcept KeyboardInterrupt:\n"
+        "    print('interrupted', round(time.monotonic() - t, 2), flush=True)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(cfg)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.readline().split()
+        assert out[0] == "interrupted", out
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)

@@ -94,7 +94,9 @@ class LiveBottleneck:
     (1000), ``sample_interval_ns`` (20 ms), ``warmup_ns`` (0), ``default_delay_ab_ns`` and
     ``default_delay_ba_ns`` (0: packets of no flow), ``reverse_rate_bps`` (none), ``flows``
     (``[{"id", "proto": "tcp"|"udp", "a_port", "b_port", "delay_ab_ns", "delay_ba_ns"}]``),
-    ``trace_path`` (a CSV of every qdisc call and its decision; see ``aqmlab_live::trace``).
+    ``trace_path`` (a CSV of every qdisc call and its decision; see ``aqmlab_live::trace``),
+    ``realtime_priority`` (run the packet loop's thread SCHED_FIFO at this priority, 1..99, so it
+    wakes on time on a loaded machine; null: as called).
 
     Raises ``ScenarioError`` (key path) for a bad configuration, ``PermissionError`` /
     ``FileNotFoundError`` / ``OSError`` when the TUN devices cannot be made.

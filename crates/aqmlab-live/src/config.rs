@@ -43,6 +43,8 @@ pub struct Config {
     pub reverse_rate_bps: Option<u64>,
     pub flows: Vec<FlowSpec>,
     pub trace_path: Option<String>,
+    /// Run the packet loop's thread SCHED_FIFO at this priority (1..=99); None: as called.
+    pub realtime_priority: Option<u8>,
 }
 
 #[derive(Deserialize)]
@@ -103,6 +105,8 @@ struct RawConfig {
     flows: Vec<RawFlow>,
     #[serde(default)]
     trace_path: Option<String>,
+    #[serde(default)]
+    realtime_priority: Option<u64>,
 }
 
 /// A Linux interface name: 1..=15 bytes, no '/', whitespace, ':' or NUL (`dev_valid_name`).
@@ -259,7 +263,19 @@ impl Config {
                 ));
             }
         }
+        let realtime_priority = match raw.realtime_priority {
+            None => None,
+            Some(p @ 1..=99) => Some(p as u8),
+            Some(p) => {
+                return Err(ScenarioError::new(
+                    "realtime_priority",
+                    p.to_string(),
+                    "a SCHED_FIFO priority in 1..=99, or null",
+                ))
+            }
+        };
         Ok(Config {
+            realtime_priority,
             dev_a: raw.dev_a,
             dev_b: raw.dev_b,
             rate_bps,

@@ -57,6 +57,10 @@ pub fn run(
         None => None,
     };
     let mut b = Bottleneck::new(cfg, trace_out.is_some());
+    let old_sched = match cfg.realtime_priority {
+        Some(p) => Some(tun::set_realtime(p)?),
+        None => None,
+    };
     let old_slack = tun::set_timer_slack(1);
     let cpu0 = tun::thread_cpu_s();
     let start = Instant::now();
@@ -122,6 +126,9 @@ pub fn run(
         }
     })();
     tun::set_timer_slack(old_slack);
+    if let Some(s) = old_sched {
+        tun::restore_sched(s);
+    }
     let now = result?;
     lp.cpu_s = tun::thread_cpu_s() - cpu0;
     lp.mean_late_ns = if writes > 0 {

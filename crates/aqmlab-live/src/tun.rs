@@ -152,3 +152,39 @@ pub fn set_timer_slack(ns: u64) -> u64 {
         old.max(0) as u64
     }
 }
+
+/// The calling thread's scheduling policy and priority, to put back after a run.
+pub struct Sched(libc::c_int, libc::sched_param);
+
+/// Makes the calling thread SCHED_FIFO at `priority` (1..=99) and returns what it was, so the
+/// packet loop is woken on time on a loaded machine. The kernel's real-time throttling (by
+/// default 95 % of each second) still bounds what it can take from other threads, and the loop
+/// sleeps whenever nothing is due.
+pub fn set_realtime(priority: u8) -> io::Result<Sched> {
+    // SAFETY: sched_param is plain old data; these calls read or set only this thread's policy
+    // (pid 0 = the calling thread) through valid pointers.
+    unsafe {
+        let mut old_param: libc::sched_param = std::mem::zeroed();
+        let old = libc::sched_getscheduler(0);
+        libc::sched_getparam(0, &mut old_param);
+        let param = libc::sched_param {
+            sched_priority: priority as libc::c_int,
+        };
+        if libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) != 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!("real-time priority {priority}: {e} (needs root or CAP_SYS_NICE)"),
+            ));
+        }
+        Ok(Sched(old.max(0), old_param))
+    }
+}
+
+/// Puts back the policy [`set_realtime`] replaced.
+pub fn restore_sched(s: Sched) {
+    // SAFETY: as in `set_realtime`.
+    unsafe {
+        libc::sched_setscheduler(0, s.0, &s.1);
+    }
+}

@@ -3,7 +3,9 @@
 //! The packet loop runs on the calling thread with the GIL released; `stop()` from another
 //! thread sets a flag the loop reads at least every 5 ms. When `run()` is called from the main
 //! thread, Ctrl-C is seen too: every 50 ms the loop takes the GIL to run Python's signal
-//! handlers, and a `KeyboardInterrupt` stops the loop and is raised from `run()`.
+//! handlers, and a `KeyboardInterrupt` stops the loop and is raised from `run()`. (Taking the
+//! GIL waits while another Python thread runs Python code, up to its switch interval, 5 ms;
+//! called from any other thread, the loop never takes the GIL.)
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -63,6 +65,9 @@ impl LiveBottleneck {
 
     /// Runs the packet loop for `seconds`, or until `stop()`. Once per object.
     fn run(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        let threading = py.import("threading")?;
+        let main_ident = threading.call_method0("main_thread")?.getattr("ident")?;
+        let on_main = threading.call_method0("get_ident")?.eq(main_ident)?;
         let out = py.detach(|| {
             guarded(|| {
                 if !seconds.is_finite() || seconds < 0.0 {
@@ -89,8 +94,8 @@ impl LiveBottleneck {
                         return true;
                     }
                     checks += 1;
-                    // Every 10th check (>= 50 ms apart at most, usually far less): signals.
-                    if checks.is_multiple_of(10) {
+                    // Every 10th check (at most 50 ms apart), on the main thread: signals.
+                    if on_main && checks.is_multiple_of(10) {
                         if let Err(e) = Python::attach(|py| py.check_signals()) {
                             signal = Some(e);
                             return true;
