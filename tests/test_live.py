@@ -264,3 +264,17 @@ def test_fig9_testbed_simulated_keeps_the_papers_loss_ordering():
     assert verdicts["fig9b-low-loss"] == "holds"
     assert verdicts["fig9b-conservative-grows"] == "holds"
     assert set(d["side"]) == {"sim"} and len(d) == 3 * 2 * 2
+
+
+@needs_live
+def test_cli_twin_writes_the_live_run_beside_its_simulated_twin(tmp_path, capsys):
+    sc = tmp_path / "s.toml"
+    sc.write_text(DROPTAIL.replace('duration = "2s"', 'duration = "1s"'))
+    out = tmp_path / "both"
+    assert cli.main(["live", str(sc), "--twin", "--no-plots", "--out", str(out)]) == 0
+    live_s = json.loads((out / "live" / "summary.json").read_text())
+    sim_s = json.loads((out / "sim" / "summary.json").read_text())
+    assert live_s["live"]["mode"] == "live" and "live" not in sim_s
+    assert set(live_s) - {"live"} <= set(sim_s)  # the simulated summary's keys, and 'live'
+    rows = (out / "comparison.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["live", "sim"]

@@ -172,7 +172,10 @@ def _run(
 
             def loop() -> None:
                 try:
-                    bn.run(p.duration_s + GRACE_S)
+                    # Exactly the run's duration on the bottleneck's clock: its counters and
+                    # utilisation then cover [warmup, duration), as a simulated run's do, not
+                    # the agents' wrap-up after it.
+                    bn.run(p.duration_s)
                 except BaseException as e:  # handed to the main thread
                     box["err"] = e
 
