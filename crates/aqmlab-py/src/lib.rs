@@ -50,7 +50,7 @@ fn validate(py: Python<'_>, toml_text: &str) -> PyResult<String> {
 
 /// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
 /// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
-/// `groups`, `links`, `transfers` and `tcp_trace`.
+/// `groups`, `links`, `transfers`, `tcp_trace` and `packet_trace`.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
     let (resolved, out) = py
@@ -70,6 +70,7 @@ fn run<'py>(py: Python<'py>, toml_text: &str) -> PyResult<Bound<'py, PyDict>> {
         ("links", &out.links),
         ("transfers", &out.transfers),
         ("tcp_trace", &out.tcp_trace),
+        ("packet_trace", &out.packet_trace),
     ] {
         tables.set_item(name, table_to_dict(py, table)?)?;
     }

@@ -11,7 +11,7 @@
 
 use crate::aqm::BuildContext;
 use crate::engine::queue::EventQueue;
-use crate::metrics::DelayHistogram;
+use crate::metrics::{packet_trace, DelayHistogram};
 use crate::net::link::{Link, Next};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::pipe::{NodeRef, PipeSlab};
@@ -230,7 +230,10 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             // Every lossless DropTail link is a FIFO whose departures are known on arrival;
             // the measured link and a topology's own links are also observed (per-flow
             // counters, queue integral, sojourns), which the results read.
-            let observed = i as LinkId == net.bottleneck || i < net.declared;
+            // A traced FIFO-arithmetic link is observed too: its cursor passes every departure.
+            let traced =
+                packet_trace::traced(&scenario.file.trace, spec, i as LinkId == net.bottleneck);
+            let observed = i as LinkId == net.bottleneck || i < net.declared || traced;
             let arithmetic = options.arithmetic_fifo && spec.qdisc.kind() == "droptail";
             let mut link = Link::new(
                 spec,
@@ -242,6 +245,10 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             );
             if i as LinkId == net.bottleneck {
                 link.on_depart = Some(DelayHistogram::record_departure);
+            }
+            if traced {
+                let max = scenario.file.trace.max_events;
+                link.trace = Some(Box::new(packet_trace::PacketTrace::new(max)));
             }
             link
         })
