@@ -108,8 +108,11 @@ def test_compare_writes_each_run_and_the_comparison(tiny_path: Path, tmp_path: P
     # The comparison's page embeds its figure and links every run's own page.
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 1
+    # One column per run and one row per metric, labelled with its unit: fits a narrow page.
+    assert page.count("<th>") == 1 + 2
+    assert "<td>queueing delay p99 (ms)</td>" in page
     for name in ("tiny", "big_buffer"):
-        assert f"href='{name}/report.html'" in page
+        assert f'href="{name}/report.html"' in page
         assert (out / name / "report.html").is_file()
 
 

@@ -171,11 +171,13 @@ def test_cli_sweep_writes_a_report_page(tmp_path: Path):
     page = (out / "report.html").read_text()
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == 4
-    # One plot per headline metric against the one numeric axis, embedded and also saved.
-    assert page.count("data:image/png;base64,") == 5
-    assert (out / "figures" / "loss_rate_vs_buffer.png").is_file()
-    # The points table: one row per point.
-    assert page.count("<tr>") == 4
+    # The plotted metrics against the one numeric axis as small multiples: one figure,
+    # embedded, and saved as PNG and SVG.
+    assert page.count("data:image/png;base64,") == 1
+    assert (out / "figures" / "metrics_vs_buffer.png").is_file()
+    assert (out / "figures" / "metrics_vs_buffer.svg").is_file()
+    # The points table: a header row and one row per point.
+    assert page.count("<tr>") == 1 + 4
 
 
 def _complete(runs: Path) -> set[str]:

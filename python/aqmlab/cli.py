@@ -1,6 +1,7 @@
 """The ``aqmlab`` command line.
 
     aqmlab run SCENARIO.toml [--set key.path=value ...] [--seed N] [--out DIR] [--json]
+               [--trace-flows IDS] [--trace-links NAMES]
     aqmlab validate SCENARIO.toml [--set ...] [--seed N]
     aqmlab examples | aqmlab example NAME
     aqmlab algorithms [--json]
@@ -97,7 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--trace-flows",
         default=None,
         metavar="IDS",
-        help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet",
+        help="record per-event TCP traces of these flow ids (0,5): tcp_trace.parquet, cwnd.png",
+    )
+    p.add_argument(
+        "--trace-links",
+        default=None,
+        metavar="NAMES",
+        help="log every packet event of these links (bottleneck, or R0->R1 in a topology): "
+        "packet_trace.parquet and one .pcap per link; at most trace.max_events "
+        "(default 1,000,000) events per link",
     )
 
     p = sub.add_parser("examples", help="list the example scenarios shipped with aqmlab")
@@ -281,7 +290,10 @@ def _trace_ids(text: str | None) -> list[int]:
 def cmd_run(args: argparse.Namespace) -> int:
     ids = _trace_ids(args.trace_flows)
     if ids:
-        args.overrides.append(f"trace={{ flows = {ids} }}")
+        args.overrides.append(f"trace.flows={ids}")
+    if args.trace_links:
+        names = [n.strip() for n in args.trace_links.split(",") if n.strip()]
+        args.overrides.append(f"trace.links={json.dumps(names)}")
     # --json alone prints the summary and writes nothing; with --out it also writes there.
     write = args.out is not None or not args.json
     out = args.out if args.out is not None else Path("results") / args.scenario.stem

@@ -59,6 +59,6 @@ def results_html(res: Results) -> str:
     if "t_s" in queue.column_names and "qlen_pkts" in queue.column_names:
         svg = queue_svg(queue["t_s"].to_numpy(), queue["qlen_pkts"].to_numpy())
     return (
-        f"<div><strong>aqmlab run: {pages.esc(res.name)}</strong>"
+        f"<div><strong>aqmlab run: {pages.esc(res.title)}</strong>"
         f"{pages.rows_table(('metric', 'value'), pages.headline(res.summary))}{svg}</div>"
     )

@@ -1,14 +1,16 @@
 """Self-contained HTML pages (figures embedded as data URIs) and Markdown tables for results.
 
 One place for the look of every page aqmlab writes: a run's ``report.html`` (``aqmlab run``, and
-each run of ``aqmlab compare``), a comparison's ``report.html`` and a reproduction's report
-(:class:`aqmlab.reproduce.Report`). A page opens on its own, offline, without the PNG files
-beside it.
+each run of ``aqmlab compare``), a comparison's and a sweep's ``report.html``, and the pieces of
+a reproduction's report (:class:`aqmlab.reproduce.Report`). The pages are Jinja2 templates
+(``aqmlab/templates/``, autoescaped); this module gathers what they show. A page opens on its
+own, offline, without the PNG files beside it.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,10 +19,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas costs ~0.5 s of CPU to import; a run's page does not need it
     import pandas as pd
 
+import jinja2
+from markupsafe import Markup
+
 from aqmlab import registry
 
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+    ".scroll{overflow-x:auto;max-width:100%}td:first-child,th:first-child{text-align:left}"
     "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;"
     "padding:2px 6px;text-align:right}.ok{color:#060}.no{color:#a00}"
     "img{max-width:100%}figcaption{font-style:italic}pre{background:#f6f6f6;padding:.5em}"
@@ -29,16 +35,51 @@ STYLE = (
 esc = html.escape
 
 
-def head(title: str) -> str:
-    """The opening of a page, through its ``<h1>``."""
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{esc(title)}</h1>"
+def _cell(v: Any) -> str:
+    """A table cell: numbers to 4 significant digits, nothing for a missing value."""
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+@functools.cache
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("aqmlab", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
+    env.filters["cell"] = _cell
+    return env
 
 
-TAIL = "</body></html>"
+def render(template: str, **context: Any) -> str:
+    """Renders ``aqmlab/templates/<template>`` with the page style."""
+    return _env().get_template(template).render(style=STYLE, **context)
+
+
+def _macros() -> Any:
+    return _env().get_template("macros.html.j2").module
+
+
+def head(title: str) -> str:
+    """The opening of a page, through its ``<h1>`` (the base template up to its body)."""
+    page = render("base.html.j2", title=title)
+    return page[: page.index("</body>")]
+
+
+TAIL = "</body>\n</html>\n"
+
+
+def data_uri(png: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
+
+
+def _figures(pairs: Sequence[tuple[Path, str]]) -> list[dict[str, str]]:
+    """The PNGs that exist, as template figures (uri, caption)."""
+    return [{"uri": data_uri(p), "caption": c} for p, c in pairs if p.is_file()]
 
 
 def figure(png: Path, caption: str) -> str:
@@ -46,11 +87,7 @@ def figure(png: Path, caption: str) -> str:
     written without plots)."""
     if not png.is_file():
         return ""
-    data = base64.b64encode(png.read_bytes()).decode()
-    return (
-        f"<figure><img src='data:image/png;base64,{data}' alt='{esc(caption)}'>"
-        f"<figcaption>{esc(caption)}</figcaption></figure>"
-    )
+    return str(_macros().figure(data_uri(png), caption))
 
 
 def table(df: pd.DataFrame, caption: str = "") -> str:
@@ -62,27 +99,18 @@ def table(df: pd.DataFrame, caption: str = "") -> str:
 def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> str:
     """Rows as an HTML table shaped like :func:`table`'s, without pandas (a run's page is
     written by every ``aqmlab run``, and importing pandas would cost more than a short run)."""
-
-    def cell(v: Any) -> str:
-        if v is None or (isinstance(v, float) and v != v):
-            return ""
-        return esc(f"{v:.4g}" if isinstance(v, float) else str(v))
-
-    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
-    header = "".join(f"<th>{esc(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
-    return (
-        f'{cap}<table border="1" class="dataframe"><thead><tr style="text-align: right;">'
-        f"{header}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    return str(_macros().table(list(columns), [list(r) for r in rows], caption))
 
 
-def _records_table(records: Sequence[Mapping[str, Any]], caption: str = "") -> str:
-    """Dicts as rows; columns in first-seen order (as ``pd.DataFrame(records)`` has them)."""
+def _records(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Dicts as template table data; columns in first-seen order (as ``pd.DataFrame(records)``
+    has them); ``None`` for no records."""
+    if not records:
+        return None
     columns: dict[str, None] = {}
     for r in records:
         columns.update(dict.fromkeys(r))
-    return rows_table(list(columns), [[r.get(c) for c in columns] for r in records], caption)
+    return {"columns": list(columns), "rows": [[r.get(c) for c in columns] for r in records]}
 
 
 def markdown_table(df: pd.DataFrame) -> str:
@@ -107,6 +135,7 @@ RUN_FIGURES = (
     ("queue.png", "Queue length at the measured link over time."),
     ("goodput_vs_rtt.png", "Goodput of each flow against its base RTT."),
     ("group_goodput.png", "Goodput of each flow group over time."),
+    ("cwnd.png", "Congestion window and slow-start threshold of the traced flows."),
 )
 
 
@@ -156,52 +185,97 @@ def _links(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(r) for r in links if isinstance(r, Mapping)]
 
 
+#: A run's per-flow columns on its page: summary key (dotted into ``delay_ms``) -> header.
+FLOW_COLUMNS = {
+    "id": "flow",
+    "group": "group",
+    "rtt_ms": "base RTT (ms)",
+    "goodput_mbps": "goodput (Mbps)",
+    "drops": "drops",
+    "marks": "marks",
+    "delay_ms.mean": "delay mean (ms)",
+    "delay_ms.p99": "delay p99 (ms)",
+    "jitter_ms": "jitter (ms)",
+    "loss_rate": "loss rate",
+}
+
+
+def _flows(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    flows = summary.get("flows")
+    if not isinstance(flows, Sequence) or not flows:
+        return None
+    rows = []
+    for f in flows:
+        if not isinstance(f, Mapping):
+            continue
+        row = []
+        for key in FLOW_COLUMNS:
+            group, _, stat = key.partition(".")
+            v = f.get(group)
+            row.append(v.get(stat) if stat and isinstance(v, Mapping) else (None if stat else v))
+        rows.append(row)
+    return {"columns": list(FLOW_COLUMNS.values()), "rows": rows}
+
+
 def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> str:
     """The ``report.html`` of one run written into ``run_dir`` (its PNGs, if any, embedded)."""
-    title = str(summary.get("scenario") or run_dir.name)
-    parts = [head(f"aqmlab run: {title}")]
-    parts.append(
-        f"<p>Seed {esc(str(summary.get('seed', '')))}; files in this directory: "
-        "summary.json, *.parquet, scenario.toml.</p>"
+    return render(
+        "run.html.j2",
+        title=f"aqmlab run: {summary.get('scenario') or run_dir.name}",
+        seed=summary.get("seed", ""),
+        headline=headline(summary),
+        groups=_records(_groups(summary)),
+        flows=_flows(summary),
+        links=_records(_links(summary)),
+        figures=_figures([(run_dir / name, caption) for name, caption in RUN_FIGURES]),
+        scenario_toml=scenario_toml,
+        live=_live_section(summary),
     )
-    parts.append(rows_table(["metric", "value"], headline(summary)))
-    if isinstance(summary.get("live"), Mapping):  # a live run: kernel, cc, loop punctuality
-        from aqmlab.live.page import section
 
-        parts.append(section(summary["live"]))
-    groups = _groups(summary)
-    if groups:
-        parts += ["<h2>Flow groups</h2>", _records_table(groups)]
-    links = _links(summary)
-    if links:
-        parts += [
-            "<h2>Links</h2>",
-            _records_table(links, "Every link of the topology, both directions."),
-        ]
-    figures = [figure(run_dir / name, caption) for name, caption in RUN_FIGURES]
-    if any(figures):
-        parts += ["<h2>Plots</h2>", *figures]
-    parts += [
-        "<h2>Scenario</h2><details><summary>resolved scenario.toml</summary>",
-        f"<pre>{esc(scenario_toml)}</pre></details>",
-        TAIL,
-    ]
-    return "\n".join(parts)
+
+def _live_section(summary: Mapping[str, Any]) -> Markup | None:
+    """A live run's section (kernel, cc, loop punctuality), built by ``aqmlab.live.page``,
+    which escapes every value it shows."""
+    if not isinstance(summary.get("live"), Mapping):
+        return None
+    from aqmlab.live.page import section
+
+    return Markup(section(summary["live"]))
 
 
 # ---- a comparison ---------------------------------------------------------------------------
 
 
+def metric_title(column: str) -> str:
+    """A table header for a metric column: the registry's label and unit
+    (``delay_ms_p99`` -> ``queueing delay p99 (ms)``), else the column name."""
+    for m in registry.METRICS:
+        if column in (m.key, m.column):
+            return m.title
+    return column
+
+
+def transposed(comparison: pd.DataFrame) -> tuple[list[str], list[list[Any]]]:
+    """A comparison as one row per metric and one column per run (a page 1,280 px wide holds
+    many runs this way; one column per metric does not hold 18 metrics)."""
+    runs = [str(r) for r in comparison["run"]]
+    rows = [
+        [metric_title(str(c)), *comparison[c].tolist()] for c in comparison.columns if c != "run"
+    ]
+    return ["metric", *runs], rows
+
+
 def comparison_page(comparison: pd.DataFrame, out_dir: Path) -> str:
     """The ``report.html`` of ``aqmlab compare``: the table, the figure, links to each run."""
-    parts = [head("aqmlab comparison"), table(comparison)]
-    parts.append(figure(out_dir / "comparison.png", "The runs side by side."))
-    runs = [str(r) for r in comparison.get("run", [])]
-    if runs:
-        items = "".join(f"<li><a href='{esc(r)}/report.html'>{esc(r)}</a></li>" for r in runs)
-        parts.append(f"<h2>Runs</h2><ul>{items}</ul>")
-    parts.append(TAIL)
-    return "\n".join(parts)
+    columns, rows = transposed(comparison)
+    shown = _figures([(out_dir / "comparison.png", "The runs side by side.")])
+    return render(
+        "comparison.html.j2",
+        title="aqmlab comparison",
+        table={"columns": columns, "rows": rows},
+        figure=shown[0] if shown else None,
+        runs=[str(r) for r in comparison.get("run", [])],
+    )
 
 
 # ---- a sweep --------------------------------------------------------------------------------
@@ -232,26 +306,34 @@ def write_sweep_report(runs: pd.DataFrame, out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     labels = plots.sweep_label_columns(runs)
     metrics = [m for m in SWEEP_METRICS if m in runs.columns]
-    parts = [head(f"aqmlab sweep: {out_dir.name}")]
     failed = int(runs["error"].notna().sum()) if "error" in runs else 0
-    parts.append(f"<p>{len(runs)} points, {failed} failed; table: runs.parquet.</p>")
     ok = runs[runs["error"].isna()] if "error" in runs else runs
     line = "algorithm" if "algorithm" in labels and ok["algorithm"].nunique() > 1 else None
     figures_dir = out_dir / "figures"
+    sections = []
     for x in _numeric_axes(ok, labels):
-        parts.append(f"<h2>Against {esc(x)}</h2>")
-        for y in metrics:
-            fig = plots.metric_vs(ok, x, y, line=line, title=f"{y} vs {x}")
-            figures_dir.mkdir(parents=True, exist_ok=True)
-            png = figures_dir / f"{y}_vs_{x}.png".replace("/", "_")
-            plots.save(fig, png)
-            parts.append(figure(png, f"{y} against {x}; seeds averaged, bars: their std."))
+        fig = plots.small_multiples(ok, x, metrics, line=line)
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        png = figures_dir / f"metrics_vs_{x}.png".replace("/", "_")
+        plots.save(fig, png)
+        caption = f"Each metric against {x}; seeds averaged, bars: their standard deviation."
+        sections.append({"axis": x, "figure": _figures([(png, caption)])[0]})
     cols = [c for c in labels if c in runs.columns] + metrics
     if failed:
         cols.append("error")
-    parts += ["<h2>Points</h2>", table(runs[cols]), TAIL]
     page = out_dir / "report.html"
-    page.write_text("\n".join(parts), encoding="utf-8")
+    text = render(
+        "sweep.html.j2",
+        title=f"aqmlab sweep: {out_dir.name}",
+        points=len(runs),
+        failed=failed,
+        sections=sections,
+        table={
+            "columns": [metric_title(c) for c in cols],
+            "rows": runs[cols].astype(object).where(runs[cols].notna(), None).values.tolist(),
+        },
+    )
+    page.write_text(text, encoding="utf-8")
     return page
 
 

@@ -10,10 +10,12 @@ returns a Figure; :func:`save` writes and closes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -22,8 +24,41 @@ from matplotlib.figure import Figure
 
 from aqmlab import registry
 
-#: AQM probe columns drawn on the queue plot when present (RED's average queue and the like).
-QUEUE_PROBES = ("avg",)
+#: One look for every figure aqmlab draws (applied while a figure is built: see ``styled``).
+STYLE: dict[str, Any] = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "lines.linewidth": 1.2,
+    "savefig.bbox": "tight",
+}
+
+#: The most points a time series is drawn with; longer ones are cut into this many windows,
+#: each drawn as its mean with its min-max range shaded (a 150 s run sampled every 20 ms has
+#: 7,501 samples, a solid block of colour when drawn point by point).
+MAX_POINTS = 300
+
+F = TypeVar("F", bound=Callable[..., Figure])
+
+
+def styled(fn: F) -> F:
+    """Builds the figure under :data:`STYLE` (a temporary rc context: the user's settings are
+    back as they were when the function returns)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Figure:
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    return cast(F, wrapper)
 
 
 def new_figure(**kwargs: Any) -> Figure:
@@ -33,40 +68,90 @@ def new_figure(**kwargs: Any) -> Figure:
     return fig
 
 
-def _figure(title: str) -> tuple[Figure, Axes]:
-    fig = new_figure(figsize=(8, 4.5), layout="constrained")
+def _figure(title: str, size: tuple[float, float] = (7, 3.6)) -> tuple[Figure, Axes]:
+    fig = new_figure(figsize=size, layout="constrained")
     ax = fig.subplots()
     if title:
         ax.set_title(title)
-    ax.grid(True, alpha=0.3)
     return fig, ax
 
 
-def queue_length(queue: pd.DataFrame, *, title: str = "") -> Figure:
-    """Bottleneck queue length over time: instantaneous, and the AQM's average if it probes one."""
+def axis_label(key: str) -> str:
+    """An axis label for a summary metric or runs-table column: the registry's label and unit
+    (``delay_ms.p99`` and ``delay_ms_p99`` -> ``queueing delay p99 (ms)``), else the key."""
+    for m in registry.METRICS:
+        if key in (m.key, m.column):
+            return m.title
+    return key
+
+
+def windowed(t: Any, y: Any, points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
+    """``(t, mean, low, high)`` of ``y`` over at most ``points`` equal windows of samples (the
+    series itself, with low = high = y, when it is short enough)."""
+    tt = np.asarray(t, dtype=float)
+    yy = np.asarray(y, dtype=float)
+    if len(yy) <= points:
+        return tt, yy, yy, yy
+    edges = np.linspace(0, len(yy), points + 1).astype(int)
+    starts = edges[:-1]
+    sizes = np.diff(edges)
+    mean = np.add.reduceat(yy, starts) / sizes
+    low = np.minimum.reduceat(yy, starts)
+    high = np.maximum.reduceat(yy, starts)
+    mid = np.add.reduceat(tt, starts) / sizes
+    return mid, mean, low, high
+
+
+def _series(ax: Axes, t: Any, y: Any, *, label: str, color: str, band: bool = True) -> None:
+    tt, mean, low, high = windowed(t, y)
+    ax.plot(tt, mean, color=color, label=label)
+    if band and len(tt) < len(np.asarray(t)):
+        ax.fill_between(tt, low, high, color=color, alpha=0.2, lw=0)
+
+
+def _warmup(ax: Axes, warmup_s: float | None) -> None:
+    if warmup_s:
+        ax.axvspan(0, warmup_s, color="0.9", zorder=0, lw=0, label=f"warm-up ({warmup_s:g} s)")
+
+
+@styled
+def queue_length(queue: pd.DataFrame, *, title: str = "", warmup_s: float | None = None) -> Figure:
+    """Queue length at the measured link over time: the instantaneous queue (windowed means,
+    min-max shaded), the AQM's average if it probes one, its thresholds (``min_th``/``max_th``
+    probes) as dashed lines, and the warm-up shaded."""
     fig, ax = _figure(title)
+    _warmup(ax, warmup_s)
     if not queue.empty and "t_s" in queue and "qlen_pkts" in queue:
-        ax.plot(queue["t_s"], queue["qlen_pkts"], lw=0.6, label="queue (packets)")
-        if "qlen_avg_pkts" in queue:
-            ax.plot(queue["t_s"], queue["qlen_avg_pkts"], lw=1.0, label="time average per sample")
-        for probe in QUEUE_PROBES:
-            if probe in queue:
-                ax.plot(queue["t_s"], queue[probe], lw=1.2, label=f"{probe} (AQM)")
-        ax.legend(loc="upper right")
+        _series(ax, queue["t_s"], queue["qlen_pkts"], label="queue", color="C0")
+        if "avg" in queue and queue["avg"].notna().any():
+            _series(ax, queue["t_s"], queue["avg"], label="average (AQM)", color="C1", band=False)
+        for th, style in (("min_th", ":"), ("max_th", "--")):
+            if th in queue and queue[th].notna().any():
+                v = float(queue[th].dropna().iloc[-1])
+                ax.axhline(v, color="k", ls=style, lw=0.9, label=f"{th} = {v:g}")
+        ax.legend(loc="upper right", ncols=2)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue length (packets)")
     ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
     return fig
 
 
-def goodput_vs_rtt(flows: pd.DataFrame, *, title: str = "") -> Figure:
-    """Each flow's goodput against its base RTT, one colour per group."""
+@styled
+def goodput_vs_rtt(
+    flows: pd.DataFrame, *, title: str = "", capacity_mbps: float | None = None
+) -> Figure:
+    """Each flow's goodput against its base RTT, one colour per group; with ``capacity_mbps``
+    (the measured link's rate) a dashed line at the fair share, capacity / flows."""
     fig, ax = _figure(title)
     if not flows.empty and {"rtt_ms", "goodput_mbps"} <= set(flows.columns):
         groups = flows.groupby("group", sort=False) if "group" in flows else [("", flows)]
         for name, g in groups:
-            ax.scatter(g["rtt_ms"], g["goodput_mbps"], s=18, label=str(name) or None)
-        if "group" in flows and flows["group"].nunique() > 1:
+            ax.scatter(g["rtt_ms"], g["goodput_mbps"], s=16, label=str(name) or None)
+        if capacity_mbps:
+            share = capacity_mbps / len(flows)
+            ax.axhline(share, color="k", ls="--", lw=0.8, label=f"fair share {share:.3g} Mbps")
+        if ("group" in flows and flows["group"].nunique() > 1) or capacity_mbps:
             ax.legend()
     ax.set_xlabel("base RTT (ms)")
     ax.set_ylabel("goodput (Mbps)")
@@ -74,19 +159,54 @@ def goodput_vs_rtt(flows: pd.DataFrame, *, title: str = "") -> Figure:
     return fig
 
 
-def group_goodput(groups: pd.DataFrame, *, title: str = "") -> Figure:
-    """Goodput of each flow group over time (one line per group)."""
+@styled
+def group_goodput(
+    groups: pd.DataFrame, *, title: str = "", warmup_s: float | None = None
+) -> Figure:
+    """Goodput of each flow group over time (one line per group), the warm-up shaded."""
     fig, ax = _figure(title)
+    _warmup(ax, warmup_s)
     if not groups.empty and {"t_s", "group", "goodput_mbps"} <= set(groups.columns):
-        for name, g in groups.groupby("group", sort=False):
-            ax.plot(g["t_s"], g["goodput_mbps"], lw=1.0, label=str(name))
+        for i, (name, g) in enumerate(groups.groupby("group", sort=False)):
+            _series(ax, g["t_s"], g["goodput_mbps"], label=str(name), color=f"C{i}")
         ax.legend(loc="upper right")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("goodput (Mbps)")
     ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
     return fig
 
 
+@styled
+def cwnd(trace: pd.DataFrame, *, title: str = "", warmup_s: float | None = None) -> Figure:
+    """Congestion window and slow-start threshold of each traced flow (``tcp_trace``), one
+    panel per flow (at most six), segments against time."""
+    ids = list(dict.fromkeys(trace["flow"]))[:6] if "flow" in trace else []
+    n = max(len(ids), 1)
+    ncols = min(n, 2)
+    nrows = -(-n // ncols)
+    fig = new_figure(figsize=(3.8 * ncols, 2.4 * nrows + 0.4), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True).ravel()
+    for ax, flow in zip(axes, ids, strict=False):
+        g = trace[trace["flow"] == flow]
+        _warmup(ax, warmup_s)
+        ax.step(g["t_s"], g["cwnd"], where="post", color="C0", label="cwnd")
+        ssthresh = g["ssthresh"].where(g["ssthresh"] > 0)  # 0: unlimited (ns-2's convention)
+        ax.step(g["t_s"], ssthresh, where="post", color="C3", ls="--", label="ssthresh")
+        ax.set_title(f"flow {flow}")
+        ax.set_ylabel("segments")
+        ax.set_ylim(bottom=0)
+    for ax in axes[len(ids) :]:
+        ax.axis("off")
+    for ax in axes[-ncols:]:
+        ax.set_xlabel("time (s)")
+    axes[0].legend(loc="upper right")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@styled
 def comparison(
     table: pd.DataFrame, flows: Mapping[str, pd.DataFrame], *, title: str = ""
 ) -> Figure:
@@ -123,6 +243,7 @@ def comparison(
     return fig
 
 
+@styled
 def metric_vs(
     runs: pd.DataFrame,
     x: str,
@@ -168,12 +289,33 @@ def metric_vs(
         stats = g.groupby(x, sort=True)[y].agg(_mean="mean", _std="std", _n="count")
         err = stats["_std"].where(stats["_n"] > 1)
         ax.errorbar(stats.index, stats["_mean"], yerr=err, marker="o", ms=4, capsize=3, label=label)
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(axis_label(x))
+    ax.set_ylabel(axis_label(y))
     if logx:
         ax.set_xscale("log")
     if keys:
         ax.legend()
+    return fig
+
+
+@styled
+def small_multiples(
+    runs: pd.DataFrame, x: str, ys: Sequence[str], *, line: str | None = "algorithm", ncols: int = 3
+) -> Figure:
+    """A sweep's metrics against one axis, one small panel per metric (:func:`metric_vs` in
+    each), sharing the x axis; the legend once, on the first panel."""
+    n = max(len(ys), 1)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig = new_figure(figsize=(3.6 * ncols, 2.7 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True).ravel()
+    for i, (ax, y) in enumerate(zip(axes, ys, strict=False)):
+        metric_vs(runs, x, y, line=line, ax=ax)
+        legend = ax.get_legend()
+        if legend is not None and i > 0:
+            legend.remove()
+    for ax in axes[len(ys) :]:
+        ax.axis("off")
     return fig
 
 
@@ -187,14 +329,20 @@ def sweep_label_columns(runs: pd.DataFrame) -> list[str]:
     return [c for c in runs.columns if "." not in c and c not in metrics]
 
 
-def save(fig: Figure, path: str | Path, *, dpi: int = 120) -> None:
-    """Writes ``fig`` as PNG and closes it."""
-    fig.savefig(path, dpi=dpi)
+def save(fig: Figure, path: str | Path, *, dpi: int = 150, svg: bool = True) -> None:
+    """Writes ``fig`` as PNG and, with ``svg``, as SVG beside it (same name, ``.svg``: vector,
+    for papers)."""
+    path = Path(path)
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(path, dpi=dpi)
+        if svg:
+            fig.savefig(path.with_suffix(".svg"))
 
 
 # ---- reproduction figures -------------------------------------------------------------------
 
 
+@styled
 def panels_vs(
     df: pd.DataFrame,
     x: str,
@@ -249,6 +397,7 @@ def panels_vs(
     return fig
 
 
+@styled
 def bars_per_panel(
     values: Mapping[str, Sequence[float]],
     *,
@@ -274,6 +423,7 @@ def bars_per_panel(
     return fig
 
 
+@styled
 def series_per_panel(
     series: Mapping[str, pd.DataFrame],
     *,

@@ -5,13 +5,17 @@ Files written by :meth:`Results.write` (into ``out_dir``):
 =================  ===========================================================================
 ``summary.json``   the core's summary, byte for byte (stable keys, see docs/scenarios.md)
 ``scenario.toml``  the resolved scenario: every default written out (rerun it to reproduce)
-``flows.parquet``  one row per flow: id, group, rtt_ms, goodput_mbps, drops, marks, ...
+``flows.parquet``  one row per flow: id, group, rtt_ms, goodput_mbps, drops, marks, ...,
+                   delay_mean_ms, delay_p99_ms, jitter_ms (at the measured link), loss_rate
 ``queue.parquet``  bottleneck queue sampled every ``sample_interval``: t_s, qlen_pkts, AQM probes
 ``groups.parquet`` per-group goodput per ``series_bin``, long format: t_s, group, goodput_mbps
 ``links.parquet``  per-link counters: arrivals, enqueued, dequeued, drops, marks, backlog, ...
 ``transfers.parquet`` completed web transfers: flow, group, start_s, duration_s
 ``tcp_trace.parquet`` per-event TCP traces of the flows ``trace.flows`` names (empty otherwise)
-``*.png``          queue.png, goodput_vs_rtt.png, group_goodput.png
+``packet_trace.parquet`` per-packet events of the links ``trace.links`` names: link, t_s, event
+                   (enqueue/drop/mark/dequeue), reason, queued, flow, kind, seq, size_bytes, ecn
+``<link>.pcap``    each traced link's departures as a capture (:mod:`aqmlab.pcap`)
+``*.png``, ``*.svg`` queue, goodput_vs_rtt, group_goodput; cwnd for traced flows
 =================  ===========================================================================
 """
 
@@ -26,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pyarrow costs ~0.35 s to import: only when tables are built or written
     import pyarrow as pa
 
-TABLES = ("flows", "queue", "groups", "links", "transfers", "tcp_trace")
+TABLES = ("flows", "queue", "groups", "links", "transfers", "tcp_trace", "packet_trace")
 
 
 def _to_arrow(columns: dict[str, Any]) -> pa.Table:
@@ -79,6 +83,7 @@ class Results:
     links: pa.Table
     transfers: pa.Table = field(default_factory=lambda: _to_arrow({}))
     tcp_trace: pa.Table = field(default_factory=lambda: _to_arrow({}))
+    packet_trace: pa.Table = field(default_factory=lambda: _to_arrow({}))
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -162,19 +167,45 @@ class Results:
             (tmp / "scenario.toml").write_text(self.scenario_toml, encoding="utf-8")
             for name in TABLES:
                 pq.write_table(self.table(name), tmp / f"{name}.parquet")
+            if self.packet_trace.num_rows:
+                self._write_pcaps(tmp)
             if plots:
                 self._write_plots(tmp)
             page = pages.run_page(self.summary, self.scenario_toml, tmp)
             (tmp / "report.html").write_text(page, encoding="utf-8")
         return out
 
+    def _write_pcaps(self, into: Path) -> None:
+        from aqmlab import pcap
+
+        trace = self.packet_trace.to_pandas()
+        for link in trace["link"].unique():
+            pcap.write(trace, str(link), into / pcap.file_name(str(link)))
+
     def _write_plots(self, into: Path) -> None:
+        """The run's figures, PNG and SVG: titled with the scenario's name, the warm-up shaded,
+        the fair share on goodput against RTT, and cwnd for traced flows."""
         from aqmlab import plots
 
+        warmup = self.summary.get("warmup_s")
+        warmup_s = float(warmup) if isinstance(warmup, (int, float)) else None
+        links = self.links.to_pandas()
+        measured = str(self.summary.get("measured_link") or "bottleneck")
+        rate = links.loc[links["role"] == measured, "rate_bps"] if "role" in links else []
+        capacity = float(rate.iloc[0]) / 1e6 if len(rate) else None
+        title = self.title
         figures = {
-            "queue.png": plots.queue_length(self.queue.to_pandas(), title=self.title),
-            "goodput_vs_rtt.png": plots.goodput_vs_rtt(self.flows.to_pandas(), title=self.title),
-            "group_goodput.png": plots.group_goodput(self.groups.to_pandas(), title=self.title),
+            "queue.png": plots.queue_length(self.queue.to_pandas(), title=title, warmup_s=warmup_s),
+            "goodput_vs_rtt.png": plots.goodput_vs_rtt(
+                self.flows.to_pandas(), title=title, capacity_mbps=capacity
+            ),
+            "group_goodput.png": plots.group_goodput(
+                self.groups.to_pandas(), title=title, warmup_s=warmup_s
+            ),
         }
+        if self.tcp_trace.num_rows:
+            figures["cwnd.png"] = plots.cwnd(
+                self.tcp_trace.to_pandas(), title=title, warmup_s=warmup_s
+            )
         for file, fig in figures.items():
             plots.save(fig, into / file)

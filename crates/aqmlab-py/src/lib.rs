@@ -108,7 +108,7 @@ fn _panic_for_test(py: Python<'_>, inside: bool) -> PyResult<()> {
 
 /// Validates and runs a scenario. Returns `{"summary_json": str, "scenario_toml": str,
 /// "tables": {name: {column: numpy array | list[str]}}}` with tables `flows`, `queue`,
-/// `groups`, `links`, `transfers` and `tcp_trace`.
+/// `groups`, `links`, `transfers`, `tcp_trace` and `packet_trace`.
 /// With `control`, the run can be cancelled from another thread (raises `Cancelled`).
 #[pyfunction]
 #[pyo3(signature = (toml_text, control=None))]
@@ -149,6 +149,7 @@ fn run_entry<'py>(
         ("links", &out.links),
         ("transfers", &out.transfers),
         ("tcp_trace", &out.tcp_trace),
+        ("packet_trace", &out.packet_trace),
     ] {
         tables.set_item(name, table_to_dict(py, table)?)?;
     }

@@ -1,6 +1,8 @@
 //! Queueing delays of departing packets in fixed 10 µs bins up to 5 s (plus an overflow count),
-//! so percentiles need no per-packet storage. The mean is exact (kept as a sum).
+//! so percentiles need no per-packet storage. The mean is exact (kept as a sum). The same
+//! departures are also counted per flow ([`FlowDelays`]).
 
+use crate::metrics::flow_delay::FlowDelays;
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
@@ -14,6 +16,8 @@ pub struct DelayHistogram {
     count: u64,
     sum_ns: u128,
     max_ns: u64,
+    /// The same sojourns per flow (mean, p99, jitter in the flows table).
+    pub per_flow: FlowDelays,
 }
 
 impl DelayHistogram {
@@ -32,7 +36,9 @@ impl DelayHistogram {
 
     /// The departure hook links call: sojourn = now − enqueue time.
     pub fn record_departure(h: &mut DelayHistogram, now: SimTime, pkt: &Packet) {
-        h.record_ns(now.since(pkt.enqueued).0);
+        let ns = now.since(pkt.enqueued).0;
+        h.record_ns(ns);
+        h.per_flow.record(pkt.flow, ns);
     }
 
     pub fn count(&self) -> u64 {
@@ -69,6 +75,7 @@ impl DelayHistogram {
         self.count = 0;
         self.sum_ns = 0;
         self.max_ns = 0;
+        self.per_flow.clear();
     }
 }
 

@@ -1,16 +1,21 @@
 //! Metrics: what a run measures and how it is reported.
 //!
 //! - [`histogram`]: the bottleneck's queueing-delay histogram;
+//! - [`flow_delay`]: the same departures per flow (mean, p99, jitter);
+//! - [`packet_trace`]: the opt-in per-packet event log of chosen links;
 //! - [`table`]: columnar result tables;
 //! - [`recorder`]: the run's [`Observer`](crate::engine::Observer): warm-up snapshot, queue
 //!   sampling, goodput bins, then the tables;
 //! - [`summary`]: the typed [`Summary`] and the registry of its metrics ([`METRICS`]).
 
+pub mod flow_delay;
 pub mod histogram;
+pub mod packet_trace;
 pub mod recorder;
 pub mod summary;
 pub mod table;
 
+pub use flow_delay::{FlowDelayStats, FlowDelays};
 pub use histogram::DelayHistogram;
 pub use recorder::Recorder;
 pub use summary::{Metric, Recorded, Summary, METRICS};

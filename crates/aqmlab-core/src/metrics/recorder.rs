@@ -10,7 +10,7 @@
 //! counters into the typed summary and the result tables.
 
 use crate::engine::{Observer, TimerId, World};
-use crate::metrics::{Column, Table};
+use crate::metrics::{Column, FlowDelayStats, Table};
 use crate::net::link::LinkCounters;
 use crate::net::packet::FlowId;
 use crate::net::topology::LinkRole;
@@ -257,6 +257,20 @@ impl Recorder {
         (now.drops - then.drops, now.marks - then.marks)
     }
 
+    /// The fraction of flow `i`'s packets sent in the measurement window that were dropped
+    /// (its `drops` over its `sent`, as FlowMonitor's lost over transmitted packets); NaN when it
+    /// sent none. At most 1 (a packet sent before the window may be dropped inside it).
+    pub(crate) fn flow_loss_rate(&self, world: &World, i: usize) -> f64 {
+        let sent =
+            world.flows[i].source.packets_sent() - self.snapshot.sent.get(i).copied().unwrap_or(0);
+        let drops = self.flow_drops_marks(world, i).0;
+        if sent == 0 {
+            f64::NAN
+        } else {
+            (drops as f64 / sent as f64).min(1.0)
+        }
+    }
+
     /// Durations of the transfers that started inside the measurement window, per group.
     pub(crate) fn window_transfers(&self, world: &World, group: usize) -> Vec<f64> {
         self.transfers
@@ -360,6 +374,23 @@ impl Recorder {
         );
         t.push("drops", i64s(&|i| self.flow_drops_marks(world, i).0));
         t.push("marks", i64s(&|i| self.flow_drops_marks(world, i).1));
+        let delays: Vec<_> = (0..n).map(|i| flow_delay(world, i)).collect();
+        t.push(
+            "delay_mean_ms",
+            Column::F64(delays.iter().map(|d| d.mean_ms).collect()),
+        );
+        t.push(
+            "delay_p99_ms",
+            Column::F64(delays.iter().map(|d| d.p99_ms).collect()),
+        );
+        t.push(
+            "jitter_ms",
+            Column::F64(delays.iter().map(|d| d.jitter_ms).collect()),
+        );
+        t.push(
+            "loss_rate",
+            Column::F64((0..n).map(|i| self.flow_loss_rate(world, i)).collect()),
+        );
         t.push(
             "completion_s",
             Column::F64(
@@ -392,6 +423,11 @@ impl Recorder {
         }
         t
     }
+}
+
+/// Flow `i`'s queueing delay at the measured link over the measurement window.
+pub(crate) fn flow_delay(world: &World, i: usize) -> FlowDelayStats {
+    world.bottleneck().delay_hist.per_flow.stats(i as FlowId)
 }
 
 pub(crate) fn link_table(world: &World) -> Table {

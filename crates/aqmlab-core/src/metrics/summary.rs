@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::engine::World;
-use crate::metrics::recorder::{link_table, role_name, LinkSnapshot, Recorder};
+use crate::metrics::recorder::{flow_delay, link_table, role_name, LinkSnapshot, Recorder};
 use crate::metrics::{jain_index, mean_std, Column, Table};
 
 /// The measurement window of one run, summarised.
@@ -101,6 +101,19 @@ pub struct FlowSummary {
     pub marks: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Queueing delay of the flow's packets at the measured link, ms (null: none departed).
+    pub delay_ms: FlowDelay,
+    /// Mean |difference| of consecutive packets' queueing delays there, ms.
+    pub jitter_ms: Option<f64>,
+    /// Dropped over sent packets in the window (null: none sent).
+    pub loss_rate: Option<f64>,
+}
+
+/// A flow's queueing-delay statistics in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowDelay {
+    pub mean: Option<f64>,
+    pub p99: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -116,6 +129,10 @@ pub struct LinkSummary {
     pub link_loss: u64,
     pub loss_rate: f64,
     pub queue_pkts_mean: f64,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
 }
 
 fn ratio(n: u64, d: u64) -> f64 {
@@ -299,6 +316,7 @@ fn flow_summaries(world: &World, rec: &Recorder, goodputs: &[f64]) -> Vec<FlowSu
     (0..world.flows.len())
         .map(|i| {
             let (drops, marks) = rec.flow_drops_marks(world, i);
+            let delay = flow_delay(world, i);
             let st = world.flows[i].source.tcp_stats();
             let spec = &rec.net.flows[i];
             FlowSummary {
@@ -310,6 +328,12 @@ fn flow_summaries(world: &World, rec: &Recorder, goodputs: &[f64]) -> Vec<FlowSu
                 marks,
                 retransmits: st.retransmits - snap.retransmits.get(i).copied().unwrap_or(0),
                 timeouts: st.timeouts - snap.timeouts.get(i).copied().unwrap_or(0),
+                delay_ms: FlowDelay {
+                    mean: finite(delay.mean_ms),
+                    p99: finite(delay.p99_ms),
+                },
+                jitter_ms: finite(delay.jitter_ms),
+                loss_rate: finite(rec.flow_loss_rate(world, i)),
             }
         })
         .collect()

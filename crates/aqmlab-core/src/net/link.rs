@@ -26,6 +26,7 @@
 
 use std::borrow::Cow;
 
+use crate::metrics::packet_trace::PacketTrace;
 use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
@@ -228,6 +229,9 @@ pub struct Link {
     pub delay_hist: crate::metrics::DelayHistogram,
     /// Observed FIFO-arithmetic mode's counters (empty otherwise).
     obs: Observed,
+    /// The per-packet event log of a traced link (`trace.links`). In observed FIFO-arithmetic
+    /// mode departures are logged when the cursor passes them, stamped with their start.
+    pub trace: Option<Box<PacketTrace>>,
 }
 
 impl Link {
@@ -279,6 +283,7 @@ impl Link {
             on_depart: None,
             delay_hist: crate::metrics::DelayHistogram::default(),
             obs: Observed::default(),
+            trace: None,
         }
     }
 
@@ -317,7 +322,10 @@ impl Link {
             return self.offer_fifo(now, pkt, pipes);
         }
         self.integrate_queue(now);
-        self.qdisc.enqueue(now, pkt, &mut self.rng);
+        match self.trace.as_deref_mut() {
+            None => _ = self.qdisc.enqueue(now, pkt, &mut self.rng),
+            Some(tr) => tr.enqueue(&mut *self.qdisc, now, pkt, &mut self.rng),
+        }
         let next = if self.transmitting == NodeRef::NONE {
             self.start_next(now, pipes)
         } else {
@@ -329,7 +337,11 @@ impl Link {
 
     #[inline]
     fn offer_fifo(&mut self, now: SimTime, mut pkt: Packet, pipes: &mut PipeSlab) -> Next {
-        let Some(arrival) = self.admit_fifo(now, pkt.size_bytes, pkt.flow, pipes) else {
+        let admitted = self.admit_fifo(now, pkt.size_bytes, pkt.flow, pipes);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.arrival(now, admitted.is_some(), &pkt);
+        }
+        let Some(arrival) = admitted else {
             return Next::Nothing;
         };
         pkt.enqueued = now;
@@ -351,7 +363,11 @@ impl Link {
     pub fn offer_node(&mut self, now: SimTime, node: NodeRef, pipes: &mut PipeSlab) -> Next {
         let (_, pkt) = pipes.get(node);
         let (size, flow) = (pkt.size_bytes, pkt.flow);
-        let Some(arrival) = self.admit_fifo(now, size, flow, pipes) else {
+        let admitted = self.admit_fifo(now, size, flow, pipes);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.arrival(now, admitted.is_some(), pipes.get(node).1);
+        }
+        let Some(arrival) = admitted else {
             pipes.free(node);
             return Next::Nothing;
         };
@@ -500,6 +516,7 @@ impl Link {
             rate_bps,
             on_depart,
             delay_hist,
+            trace,
             ..
         } = self
         else {
@@ -514,6 +531,9 @@ impl Link {
             |start, pkt| {
                 if let Some(hook) = on_depart {
                     hook(delay_hist, start, pkt);
+                }
+                if let Some(tr) = trace.as_deref_mut() {
+                    tr.departure(start, pkt);
                 }
             },
         );
@@ -562,7 +582,11 @@ impl Link {
     /// Dequeues the next packet and starts serialising it (queued mode).
     #[inline]
     fn start_next(&mut self, now: SimTime, pipes: &mut PipeSlab) -> Next {
-        let Some(pkt) = self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}) else {
+        let dequeued = match self.trace.as_deref_mut() {
+            None => self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}),
+            Some(tr) => tr.dequeue(&mut *self.qdisc, now, &mut self.rng),
+        };
+        let Some(pkt) = dequeued else {
             return Next::Nothing;
         };
         if let Some(hook) = self.on_depart {

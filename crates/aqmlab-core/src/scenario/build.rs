@@ -4,7 +4,7 @@
 
 use crate::aqm::BuildContext;
 use crate::engine::{FlowRt, World};
-use crate::metrics::DelayHistogram;
+use crate::metrics::{packet_trace, DelayHistogram};
 use crate::net::link::Link;
 use crate::net::pipe::PipeSlab;
 use crate::net::topology::LinkId;
@@ -78,7 +78,10 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             // A lossless link whose qdisc is a plain FIFO (`Qdisc::fifo_arithmetic`: DropTail)
             // knows each departure on arrival; the measured link and a topology's own links are
             // also observed (per-flow counters, queue integral, sojourns), which the results read.
-            let observed = i as LinkId == net.bottleneck || i < net.declared;
+            // A traced FIFO-arithmetic link is observed too: its cursor passes every departure.
+            let traced =
+                packet_trace::traced(&scenario.file.trace, spec, i as LinkId == net.bottleneck);
+            let observed = i as LinkId == net.bottleneck || i < net.declared || traced;
             let qdisc = spec.qdisc.build(&ctx);
             let arithmetic = options.arithmetic_fifo && qdisc.fifo_arithmetic();
             let mut link = Link::new(
@@ -91,6 +94,10 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             );
             if i as LinkId == net.bottleneck {
                 link.on_depart = Some(DelayHistogram::record_departure);
+            }
+            if traced {
+                let max = scenario.file.trace.max_events;
+                link.trace = Some(Box::new(packet_trace::PacketTrace::new(max)));
             }
             link
         })

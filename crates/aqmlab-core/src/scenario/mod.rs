@@ -364,18 +364,45 @@ pub struct ScenarioFile {
     pub trace: TraceSpec,
 }
 
-/// `trace = { flows = [...] }`: the flow ids whose TCP sender records a per-event trace
-/// (`tcp_trace` table). Flow ids count from 0 across the groups in order, as in `flows`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// `trace = { flows = [...], links = [...] }`: the flow ids whose TCP sender records a
+/// per-event trace (`tcp_trace` table; flow ids count from 0 across the groups in order, as in
+/// `flows`), and the links whose egress queue records every packet event (`packet_trace`
+/// table: enqueue, drop, mark, dequeue; see `metrics::packet_trace`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TraceSpec {
     /// Flow ids to trace, e.g. `[0, 5]`.
     pub flows: Vec<u32>,
+    /// Links whose packets to log: `"bottleneck"` (the measured link) or a topology link as
+    /// `"FROM->TO"` (either direction of a `[[topology.links]]` entry), e.g. `["R0->R1"]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
+    /// Most events each traced link records (then it counts the rest in the summary's
+    /// `packet_trace.<link>.dropped_events`): about 30 bytes of memory each.
+    #[serde(skip_serializing_if = "is_default_max_events")]
+    pub max_events: u64,
 }
+
+fn is_default_max_events(n: &u64) -> bool {
+    *n == crate::metrics::packet_trace::DEFAULT_MAX_EVENTS
+}
+
+impl Default for TraceSpec {
+    fn default() -> TraceSpec {
+        TraceSpec {
+            flows: Vec::new(),
+            links: Vec::new(),
+            max_events: crate::metrics::packet_trace::DEFAULT_MAX_EVENTS,
+        }
+    }
+}
+
+/// The most `trace.max_events` may be: 10⁸ events are about 3 GB of memory.
+pub const MAX_TRACE_EVENTS: u64 = 100_000_000;
 
 impl TraceSpec {
     pub fn is_off(&self) -> bool {
-        self.flows.is_empty()
+        self.flows.is_empty() && self.links.is_empty() && is_default_max_events(&self.max_events)
     }
 }
 
@@ -458,6 +485,31 @@ impl Scenario {
 }
 
 impl ScenarioFile {
+    /// `trace.links` names links that exist; `trace.max_events` is bounded.
+    fn check_trace_links(&self) -> Result<(), ScenarioError> {
+        let mut names = vec!["bottleneck".to_string()];
+        if let Some(t) = &self.topology {
+            for l in &t.links {
+                names.push(format!("{}->{}", l.from, l.to));
+                names.push(format!("{}->{}", l.to, l.from));
+            }
+        }
+        for (k, name) in self.trace.links.iter().enumerate() {
+            check(
+                names.contains(name),
+                &format!("trace.links.{k}"),
+                format!("{name:?}"),
+                &format!("one of {}", names.join(", ")),
+            )?;
+        }
+        check(
+            (1..=MAX_TRACE_EVENTS).contains(&self.trace.max_events),
+            "trace.max_events",
+            self.trace.max_events,
+            &format!("an integer in [1, {MAX_TRACE_EVENTS}]"),
+        )
+    }
+
     fn validate(&self) -> Result<(), ScenarioError> {
         check(
             self.duration.0 > 0,
@@ -549,6 +601,7 @@ impl ScenarioFile {
                 &format!("a flow id below {total} (ids count from 0 across the groups)"),
             )?;
         }
+        self.check_trace_links()?;
         check(
             !self.flows.is_empty(),
             "flows",

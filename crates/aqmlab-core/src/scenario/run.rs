@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::engine;
 use crate::error::ScenarioError;
-use crate::metrics::{Recorder, Summary, Table};
+use crate::metrics::{packet_trace, Recorder, Summary, Table};
 use crate::scenario::{build, Scenario};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::TcpTrace;
@@ -40,6 +40,8 @@ pub struct RunOutput {
     pub transfers: Table,
     /// The per-event TCP traces of the flows `trace.flows` names (empty otherwise).
     pub tcp_trace: Table,
+    /// The per-packet event log of the links `trace.links` names (empty otherwise).
+    pub packet_trace: Table,
     /// Events processed (for benchmarks; not part of the summary).
     pub events: u64,
 }
@@ -119,6 +121,7 @@ impl engine::Simulator<Recorder> {
         let (mut world, recorder) = self.into_parts();
         world.settle_links();
         let tcp_trace = trace_table(&mut world);
+        let (packet_trace, trace_counts) = packet_trace::take_table(&mut world.links);
         debug_assert!(world.links.iter().all(|l| {
             let c = l.counters(world.now, &world.pipes);
             c.arrivals == c.dequeued + c.drops + c.backlog
@@ -129,7 +132,18 @@ impl engine::Simulator<Recorder> {
             world.links.iter().map(|l| l.nodes_held()).sum::<usize>()
         );
         let r = recorder.finish(&world);
-        let value = r.summary.to_value();
+        let mut value = r.summary.to_value();
+        if !trace_counts.is_empty() {
+            // Only traced runs carry the key, so every other summary keeps its bytes.
+            let per_link: serde_json::Map<String, Value> = trace_counts
+                .into_iter()
+                .map(|(link, events, dropped)| {
+                    let v = serde_json::json!({ "events": events, "dropped_events": dropped });
+                    (link, v)
+                })
+                .collect();
+            value["packet_trace"] = Value::Object(per_link);
+        }
         RunOutput {
             summary_json: serde_json::to_string_pretty(&value).unwrap_or_default(),
             summary: value,
@@ -140,6 +154,7 @@ impl engine::Simulator<Recorder> {
             links: r.links,
             transfers: r.transfers,
             tcp_trace,
+            packet_trace,
             events,
         }
     }
