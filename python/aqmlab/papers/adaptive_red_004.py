@@ -7,6 +7,11 @@ What we reproduce (ns simulations of sections III and IV):
   beside DropTail. Published: the loss-minimising ``max_p`` at 32 connections is 0.063.
 - Fig. 4(a,b): RED with ECN-capable TCP, loss and utilisation against ``max_p`` for 4, 8, 32 and
   64 connections (``max_th`` = queue size = 80 KB), beside DropTail.
+- Fig. 2(b): the share of Fig. 1's drops that are buffer overflows at the loss-minimising
+  ``max_p`` (the text: RED there "eliminate[s] packet loss due to buffer overflow").
+- Figs. 3(a,b) and 5(a,b): RED-ECN queue length with 8 and 32 connections, aggressive and
+  conservative early detection; Fig. 5 the conservative setting with 32 connections, ``max_th``
+  80 KB in a 120 KB and a 240 KB queue, every packet marked above ``max_th``.
 - Figs. 6 and 7: 8 and 32 connections alternating every 40 s, 100 KB queue: static aggressive
   and conservative RED (queue length over time) and the self-configuring RED (queue length and
   ``max_p`` over time).
@@ -25,6 +30,9 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
 - Queue of Figs. 1 and 4: 80 KB = 80 packets with ``max_th`` = 80 (III.B: "we set max_th equal
   to the queue size"; Fig. 5's text gives the 80 KB). ``min_th`` = 20 packets (not printed;
   a quarter of ``max_th``, the testbed's 10 KB / 40 KB ratio). ``w_q`` = 0.002.
+- Figs. 3 and 5 print no max_p for "aggressive" and "conservative": the testbed's 1.0 and 0.02
+  (section V), as for Figs. 6/7. Fig. 5's marking above ``max_th`` is RED with ``hard_drop =
+  false`` and ECN (a full queue still drops).
 - Figs. 6/7: 100 packets (100 KB), ``min_th`` 20 / ``max_th`` 80 (Fig. 5's fixed 80 KB max_th),
   ECN on, marking (not dropping) above ``max_th``. "Aggressive" and "conservative" are not given
   for the simulation; we use the testbed's values (section V): ``max_p`` = 1.0 and 0.02. 8
