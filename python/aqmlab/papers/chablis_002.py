@@ -28,6 +28,7 @@ import pandas as pd
 from aqmlab import plots
 from aqmlab.claims import Case, Claim, evaluate, ns2_cell, ns2_refs, summary_line
 from aqmlab.claims import table as claims_table
+from aqmlab.registry import jain_index
 from aqmlab.reproduce import Report, load_base, published
 from aqmlab.sweep import Point, load_table
 
@@ -228,11 +229,8 @@ def _summary(row: pd.Series) -> dict[str, Any]:
 
 
 def jain(x: np.ndarray | list[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
-    a = np.asarray(x, dtype=float)
-    if a.size == 0 or not np.any(a):
-        return float("nan")
-    return float(a.sum() ** 2 / (a.size * (a**2).sum()))
+    """Jain's fairness index, the core's definition (:func:`aqmlab.registry.jain_index`)."""
+    return jain_index(np.asarray(x, dtype=float).tolist())
 
 
 def units(runs: pd.DataFrame, quick: bool) -> pd.DataFrame:
