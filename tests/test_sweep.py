@@ -286,7 +286,7 @@ def test_cache_key_follows_the_model_identity(monkeypatch: pytest.MonkeyPatch):
 
     text = sweep.resolve_point(sweep.grid(BASE, {}, seeds=[1])[0])
     key = sweep.point_hash(text)
-    assert len(_core.model_id()) == 16
+    assert len(_core.scenario_model_id(text)) == 16
     assert sweep.point_hash(text) == key
-    monkeypatch.setattr(_core, "model_id", lambda: "0" * 16)
+    monkeypatch.setattr(_core, "scenario_model_id", lambda _text: "0" * 16)
     assert sweep.point_hash(text) != key

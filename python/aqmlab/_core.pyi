@@ -18,11 +18,13 @@ __all__ = [
     "ScenarioError",
     "_panic_for_test",
     "algorithms",
+    "jain_index",
     "live_trace_parity",
     "metrics",
     "model_id",
     "replay",
     "run",
+    "scenario_model_id",
     "schema_json",
     "schema_markdown",
     "validate",
@@ -59,7 +61,8 @@ class _RunOutput(TypedDict):
     summary_json: str
     scenario_toml: str
     tables: dict[str, dict[str, _Column]]
-    """``flows``, ``queue``, ``groups``, ``links``, ``transfers``: column name -> values."""
+    """``flows``, ``queue``, ``groups``, ``links``, ``transfers``, ``tcp_trace``: column name ->
+    values."""
 
 class _ParamDoc(TypedDict):
     key: str
@@ -78,7 +81,14 @@ def model_id() -> str:
     """Which behaviour of the model this build has (16 hex digits): changes whenever any run's
     results may change, unlike the version."""
 
+def scenario_model_id(toml_text: str) -> str:
+    """The model identity one scenario's results depend on (16 hex digits): it follows only the
+    qdisc kinds the scenario runs, so adding an algorithm leaves it unchanged."""
+
 def validate(toml_text: str) -> str: ...
+def jain_index(values: list[float]) -> float:
+    """Jain's fairness index, as the summary computes it (1 for no values or all zero)."""
+
 def metrics() -> list[dict[str, Any]]:
     """The metric registry: ``[{"key", "scope", "label", "short", "unit", "description",
     "better", "headline", "plot", "format"}]``."""

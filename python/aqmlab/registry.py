@@ -21,6 +21,12 @@ from aqmlab import _core
 Scope = Literal["run", "link"]
 
 
+def jain_index(values: Iterable[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2), defined once, by the core (the summary's
+    ``jain_index``): 1 for no values or all zero (nothing is unfairly shared)."""
+    return _core.jain_index([float(v) for v in values])
+
+
 @dataclass(frozen=True)
 class Metric:
     """One metric of the summary (see :func:`aqmlab._core.metrics`)."""

@@ -246,12 +246,15 @@ def resolve_point(point: Point) -> str:
 
 
 def point_hash(resolved_toml: str) -> str:
-    """The cache key of a run: sha256 of the core's model identity and the resolved scenario
-    TOML. The identity (``_core.model_id()``) changes whenever a build's results may differ, so
-    a sweep resumed after an upgrade re-runs its points instead of mixing two models' results."""
+    """The cache key of a run: sha256 of the core's model identity for this scenario and the
+    resolved scenario TOML. The identity (``_core.scenario_model_id``) changes whenever this
+    scenario's results may differ from one build to the next (the algorithms it runs, the engine,
+    TCP), so a sweep resumed after an upgrade re-runs its points instead of mixing two models'
+    results, while a build that only adds or changes another algorithm keeps them."""
     from aqmlab import _core
 
-    return sha256(f"{_core.model_id()}\n{resolved_toml}".encode()).hexdigest()
+    model = _core.scenario_model_id(resolved_toml)
+    return sha256(f"{model}\n{resolved_toml}".encode()).hexdigest()
 
 
 #: A run directory's name in a sweep: the point's hash (sha256 hex).

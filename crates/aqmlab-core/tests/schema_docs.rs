@@ -269,7 +269,8 @@ fn header_tables_agree_with_defaults() {
             .iter()
             .flat_map(|d| d.keys.iter().map(|k| k.key.clone()))
         {
-            if !rows.contains(&key) && !(family && red_keys.contains(&key)) {
+            let documented = rows.contains(&key) || (family && red_keys.contains(&key));
+            if !documented {
                 undocumented.push(format!("{kind}.{key}"));
             }
         }

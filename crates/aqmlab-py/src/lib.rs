@@ -38,11 +38,35 @@ fn version() -> PyResult<&'static str> {
     entry(|| Ok(env!("CARGO_PKG_VERSION")))
 }
 
-/// Which behaviour of the model this build has (16 hex digits; changes whenever any run's
-/// results may change, unlike the version): the run cache's key includes it.
+/// Which behaviour of the model this build has as a whole (16 hex digits; changes whenever any
+/// run's results may change, unlike the version).
 #[pyfunction]
 fn model_id() -> PyResult<String> {
     entry(|| Ok(format!("{:016x}", aqmlab_core::MODEL_ID)))
+}
+
+/// The model identity one scenario's results depend on (16 hex digits): it follows only the
+/// qdisc kinds the scenario runs, so adding an algorithm leaves it unchanged. The run cache's
+/// key includes it. Raises `ScenarioError` for an invalid scenario.
+#[pyfunction]
+fn scenario_model_id(py: Python<'_>, toml_text: &str) -> PyResult<String> {
+    py.detach(|| {
+        guarded(|| {
+            let scenario = Scenario::from_toml_str(toml_text)?;
+            Ok(format!(
+                "{:016x}",
+                aqmlab_core::scenario::model_id::of(&scenario)
+            ))
+        })
+    })
+    .map_err(|e| e.into_pyerr(py))
+}
+
+/// Jain's fairness index of `values`, as the summary computes it (1 for no values or all
+/// zero).
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> f64 {
+    aqmlab_core::metrics::jain_index(&values)
 }
 
 /// Validates scenario TOML text and returns it resolved: every default written out.
@@ -489,10 +513,12 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(model_id, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_model_id, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;

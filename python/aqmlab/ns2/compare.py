@@ -17,6 +17,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from aqmlab.registry import jain_index
+
 #: (key, label, absolute tolerance used beside the relative 10 %).
 METRICS: list[tuple[str, str, float]] = [
     ("utilisation", "utilisation", 0.0),
@@ -43,11 +45,6 @@ class RunMetrics:
     rtt_ms: dict[int, float]
 
 
-def jain(x: list[float]) -> float:
-    s, s2 = sum(x), sum(v * v for v in x)
-    return s * s / (len(x) * s2) if s2 > 0 else float("nan")
-
-
 def slope(goodput: list[float], rtt_ms: list[float]) -> float:
     """Least-squares slope of log(goodput) on log(RTT) over flows with goodput > 0."""
     pairs = zip(goodput, rtt_ms, strict=True)
@@ -66,7 +63,7 @@ def flow_metrics(goodput: dict[int, float], rtt: dict[int, float]) -> dict[str, 
     ids = sorted(goodput)
     g = [goodput[i] for i in ids]
     return {
-        "jain": jain(g),
+        "jain": jain_index(g),
         "goodput_mean_mbps": sum(g) / len(g) if g else float("nan"),
         "slope": slope(g, [rtt[i] for i in ids]),
     }

@@ -35,6 +35,7 @@ from aqmlab.claims import (
     ns2_cell,
     ns2_refs,
 )
+from aqmlab.registry import jain_index
 from aqmlab.reproduce import Report, load_base, published
 from aqmlab.sweep import Point, load_table
 
@@ -243,11 +244,8 @@ def _summary(row: pd.Series) -> dict[str, Any]:
 
 
 def jain(x: np.ndarray | list[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
-    a = np.asarray(x, dtype=float)
-    if a.size == 0 or not np.any(a):
-        return float("nan")
-    return float(a.sum() ** 2 / (a.size * (a**2).sum()))
+    """Jain's fairness index, the core's definition (:func:`aqmlab.registry.jain_index`)."""
+    return jain_index(np.asarray(x, dtype=float).tolist())
 
 
 def units(runs: pd.DataFrame, quick: bool) -> pd.DataFrame:

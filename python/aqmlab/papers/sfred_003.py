@@ -24,6 +24,7 @@ import pandas as pd
 
 from aqmlab import plots
 from aqmlab.claims import Adjective, Case, Choice, Claim, evaluate, ns2_cell, ns2_refs
+from aqmlab.registry import jain_index
 from aqmlab.reproduce import Report, load_base, published
 from aqmlab.sweep import Point, load_summary, load_table
 
@@ -210,11 +211,6 @@ class Measured:
     jain_cbr: dict[str, list[float]]  # cbr: Jain index over the four flows
 
 
-def _jain(x: list[float]) -> float:
-    a = np.asarray(x, dtype=float)
-    return float(a.sum() ** 2 / (a.size * (a**2).sum())) if np.any(a) else float("nan")
-
-
 def measure(runs: pd.DataFrame) -> Measured:
     fair = BOTTLENECK_MBPS / 32.0
     m = Measured({}, {}, {}, {}, {}, {}, {}, {}, {}, {})
@@ -239,7 +235,7 @@ def measure(runs: pd.DataFrame) -> Measured:
         gc = group_goodput_seeds(runs, "cbr", a)
         m.tcp[a] = [x + y for x, y in zip(gc["ftp1"], gc["ftp2"], strict=True)]
         m.udp[a] = [x + y for x, y in zip(gc["cbr1"], gc["cbr2"], strict=True)]
-        m.jain_cbr[a] = [_jain([gc[k][i] for k in gc]) for i in range(len(gc["ftp1"]))]
+        m.jain_cbr[a] = [jain_index([gc[k][i] for k in gc]) for i in range(len(gc["ftp1"]))]
     return m
 
 

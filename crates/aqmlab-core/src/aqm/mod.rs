@@ -43,7 +43,8 @@ pub struct FlowInfo {
 pub struct BuildContext<'a> {
     pub limit: BufferLimit,
     pub link_rate_bps: u64,
-    /// Typical data packet size on this link (bytes), for byte/packet conversions.
+    /// Typical data packet size on this link (bytes), for byte/packet conversions: the mean
+    /// data packet size of the flows whose data crosses it (`scenario::build`).
     pub mean_pkt_bytes: u32,
     /// Indexed by `FlowId`.
     pub flows: &'a [FlowInfo],

@@ -766,7 +766,7 @@ impl Aqm for Red {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::aqm::{AqmConfig, FlowInfo};
+    use crate::aqm::AqmConfig;
     use crate::net::packet::Ecn;
     use crate::qdisc::{BufferLimit, Outcome};
 

@@ -62,7 +62,7 @@ pub fn world(scenario: &Scenario, options: EngineOptions) -> (World, Expanded) {
 fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> Vec<Link> {
     let seed = scenario.file.seed;
     let infos: Vec<_> = net.flows.iter().map(|fl| fl.info.clone()).collect();
-    let mean_pkt = net.flows.first().map_or(1000, |fl| fl.tcp.mss);
+    let mean_pkt = mean_data_packet_bytes(net);
     net.topology
         .links
         .iter()
@@ -71,7 +71,7 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             let ctx = BuildContext {
                 limit: spec.buffer,
                 link_rate_bps: spec.rate_bps,
-                mean_pkt_bytes: mean_pkt,
+                mean_pkt_bytes: mean_pkt[i],
                 flows: &infos,
                 seed,
             };
@@ -101,6 +101,33 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
             }
             link
         })
+        .collect()
+}
+
+/// Each link's typical data packet size, bytes: the mean of the data packet sizes of the flows
+/// whose data route crosses it (TCP's `mss`, a UDP source's `packet_bytes`), rounded to the
+/// nearest byte; for a link no data route crosses (it carries ACKs only), the mean over every
+/// flow; 1000 bytes (ns-2's default packet size) in a scenario without flows.
+fn mean_data_packet_bytes(net: &Expanded) -> Vec<u32> {
+    let mean = |sum: u64, n: u64| ((sum + n / 2) / n.max(1)) as u32;
+    let n_all = net.flows.len() as u64;
+    let sum_all: u64 = net.flows.iter().map(|f| f.info.packet_bytes as u64).sum();
+    let fallback = if n_all == 0 {
+        1000
+    } else {
+        mean(sum_all, n_all)
+    };
+    let mut per_link = vec![(0u64, 0u64); net.topology.links.len()];
+    for fl in &net.flows {
+        for &l in &fl.forward {
+            let (sum, n) = &mut per_link[l as usize];
+            *sum += fl.info.packet_bytes as u64;
+            *n += 1;
+        }
+    }
+    per_link
+        .into_iter()
+        .map(|(sum, n)| if n == 0 { fallback } else { mean(sum, n) })
         .collect()
 }
 
@@ -146,4 +173,48 @@ fn build_flows(net: &Expanded, seed: u64) -> Vec<FlowRt> {
             rt
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mean is over the flows whose data crosses each link, whatever their transport: a
+    /// UDP group listed first no longer lends every link a TCP MSS it does not send.
+    #[test]
+    fn each_link_gets_the_mean_data_packet_of_its_flows() {
+        let s = Scenario::from_toml_str(
+            r#"
+            duration = "1s"
+            [bottleneck]
+            rate = "10Mbps"
+            delay = "5ms"
+            buffer = 50
+            qdisc = { kind = "red" }
+            [[flows]]
+            kind = "udp_cbr"
+            count = 1
+            cbr = { rate = "1Mbps", packet_bytes = 200 }
+            [[flows]]
+            count = 2
+            tcp = { mss = 1000 }
+            "#,
+        )
+        .expect("valid scenario");
+        let net = expand(&s);
+        let mean = mean_data_packet_bytes(&net);
+        // (200 + 1000 + 1000) / 3, rounded.
+        assert_eq!(mean[net.bottleneck as usize], 733);
+        let udp_access = net.flows[0].forward[0] as usize;
+        assert_eq!(mean[udp_access], 200);
+        let tcp_access = net.flows[1].forward[0] as usize;
+        assert_eq!(mean[tcp_access], 1000);
+        // The reverse bottleneck carries ACKs only: the mean over every flow.
+        let reverse = net.flows[1]
+            .reverse
+            .iter()
+            .copied()
+            .find(|&l| net.flows.iter().all(|f| !f.forward.contains(&l)));
+        assert_eq!(reverse.map(|l| mean[l as usize]), Some(733));
+    }
 }
