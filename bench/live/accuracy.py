@@ -18,7 +18,8 @@ import sys
 import threading
 
 from aqmlab.live import live, netns
-from aqmlab.live.run import _core_bottleneck
+from aqmlab.live.preflight import realtime_allowed
+from aqmlab.live.run import REALTIME_PRIORITY, _core_bottleneck
 from aqmlab.live.session import Bottleneck, Network
 
 #: ICMP echo from a raw socket (no iputils-ping needed): prints one RTT in ms per answer.
@@ -82,6 +83,7 @@ def ping(rtt_ms: float, count: int) -> None:
         "default_delay_ba_ns": int(rtt_ms / 2 * 1e6),
         "flows": [],
         "trace_path": None,
+        "realtime_priority": REALTIME_PRIORITY if realtime_allowed(REALTIME_PRIORITY) else None,
     }
 
     def make(a: str, b: str) -> Bottleneck:

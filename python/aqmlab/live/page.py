@@ -29,6 +29,12 @@ def facts(live: Mapping[str, Any]) -> list[tuple[str, str]]:
             "packets written late: max / mean, ms",
             f"{live.get('max_late_ms', 0):.3f} / {live.get('mean_late_ms', 0):.4f}",
         ),
+        (
+            "packet loop priority",
+            f"SCHED_FIFO {live['realtime_priority']}"
+            if live.get("realtime_priority")
+            else "normal",
+        ),
         ("loop CPU, s", f"{(live.get('loop') or {}).get('cpu_s', 0):.3f}"),
         (
             "mean sojourn / mean queue over rate, ms",

@@ -92,6 +92,17 @@ def check_congestion_controls(wanted: Iterable[str], available: Iterable[str]) -
             )
 
 
+def realtime_allowed(priority: int) -> bool:
+    """Whether this process may run a thread ``SCHED_FIFO`` at ``priority`` (probed in a child,
+    ``chrt``; containers often refuse it)."""
+    if shutil.which("chrt") is None:
+        return False
+    probe = subprocess.run(
+        ["chrt", "-f", str(priority), "true"], capture_output=True, check=False, timeout=10
+    )
+    return probe.returncode == 0
+
+
 def kernel_release() -> str:
     return os.uname().release
 
@@ -104,4 +115,5 @@ __all__ = [
     "check_congestion_controls",
     "congestion_controls",
     "kernel_release",
+    "realtime_allowed",
 ]

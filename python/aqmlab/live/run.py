@@ -36,6 +36,9 @@ else:  # pragma: no cover
 
 #: Seconds the agents may take beyond the run's duration to report.
 GRACE_S = 5.0
+#: SCHED_FIFO priority of the bottleneck's packet loop when the machine allows it: on a loaded
+#: machine it cuts the loop's lateness about tenfold (see "The bottleneck" in docs/live.md).
+REALTIME_PRIORITY = 10
 
 
 def prepare(
@@ -64,7 +67,7 @@ def prepare(
 
 
 def bottleneck_config(
-    p: plan.Plan, dev_a: str, dev_b: str, trace_path: str | None
+    p: plan.Plan, dev_a: str, dev_b: str, trace_path: str | None, realtime: int | None = None
 ) -> dict[str, Any]:
     """The dataplane's configuration (see LIVE_CONTRACT: the config_json)."""
     one_way = min(f.rtt_ms for f in p.flows) / 2 * 1e6
@@ -93,6 +96,7 @@ def bottleneck_config(
             for f in p.flows
         ],
         "trace_path": trace_path,
+        "realtime_priority": realtime,
     }
 
 
@@ -156,8 +160,9 @@ def _run(
     wall0 = time.monotonic()
     procs = []
     ecn_route = any(f.ecn for f in p.flows)
+    rt = REALTIME_PRIORITY if preflight.realtime_allowed(REALTIME_PRIORITY) else None
     with Network(
-        lambda a, b: make(bottleneck_config(p, a, b, trace_path)), ecn_route=ecn_route
+        lambda a, b: make(bottleneck_config(p, a, b, trace_path, rt)), ecn_route=ecn_route
     ) as net:
         preflight.check_congestion_controls(p.ccs, net.congestion_controls)
         assert net.bottleneck is not None
@@ -198,6 +203,7 @@ def _run(
                 agents.stop(proc)
         wall = time.monotonic() - wall0
         live_info = _live_info(p, raw, sink_report, sender_report, started, wall, net.swept)
+        live_info["realtime_priority"] = rt
     summary, rows = outcome.summary(p, raw, sink_report, sender_report, live_info)
     cols = outcome.tables(p, raw, rows)
     res = Results(
