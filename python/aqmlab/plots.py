@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from aqmlab import registry
 
 #: One look for every figure aqmlab draws (applied while a figure is built: see ``styled``).
-STYLE: dict[str, Any] = {
+STYLE: Any = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -268,7 +268,7 @@ def metric_vs(
     if ax is None:
         fig, ax = _figure(title)
     else:
-        fig = ax.figure
+        fig = cast(Figure, ax.figure)
         if title:
             ax.set_title(title)
     ok = runs if "error" not in runs else runs[runs["error"].isna()]
