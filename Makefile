@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz
+.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -36,6 +36,14 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES) tools/pgo.sh tools/pgo_train.py
 
 setup: $(VENV)/.built ## create .venv, install the Python dependencies, build the extension
 
+# The dev and dask extras (pytest, ruff, mypy, dask, ...), for test and lint only: `make demo`
+# installs what running needs. Read from pyproject.toml, so the list lives in one place.
+$(VENV)/.dev: $(VENV)/.deps pyproject.toml tools/dev_deps.py
+	$(PY) tools/dev_deps.py dev dask | $(PY) -m pip install --quiet -r /dev/stdin
+	touch $@
+
+dev: $(VENV)/.built $(VENV)/.dev ## setup plus the test and lint tools (the dev and dask extras)
+
 demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results under results/demo/
 	$(PY) -m aqmlab.demo --out results/demo
 
@@ -46,7 +54,7 @@ test-rust: setup ## Rust tests (core, the live bottleneck, then the binding's un
 	$(CARGO) test -p aqmlab-live
 	$(CARGO) test -p aqmlab-py
 
-test-py: setup ## pytest (API, CLI, bad input, determinism, every scenario file)
+test-py: dev ## pytest (API, CLI, bad input, determinism, every scenario file)
 	$(PY) -m pytest -q
 
 # Two figures per dumbbell: the plain `bench` example (comparable with earlier rows of
@@ -71,20 +79,21 @@ wheel: $(VENV)/.deps ## build a portable (manylinux2014), stripped wheel into di
 		--compatibility manylinux2014 --zig --out dist
 	@ls -l dist/*.whl
 
-fuzz: setup ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events per algorithm
+fuzz: dev ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events per algorithm
 	$(PY) tests/fuzz/campaign.py --scenarios 10000 --run-every 25 --replay-events 1000000
 
-lint: setup ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
+lint: dev ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests
 	$(VENV)/bin/ruff format --check python tests
 	$(PY) -m mypy.stubtest aqmlab._core
+	$(PY) -m mypy python/aqmlab
 
 docs: ## regenerate schema/aqmlab-scenario.schema.json and the reference tables of docs/scenarios.md
 	AQMLAB_BLESS=1 $(CARGO) test -p aqmlab-core --test schema_docs
 
-fmt: setup ## format Rust and Python sources
+fmt: dev ## format Rust and Python sources
 	$(CARGO) fmt --all
 	$(VENV)/bin/ruff format python tests
 	$(VENV)/bin/ruff check --fix python tests

@@ -5,6 +5,7 @@ package; importing the plots (writing results) leaves matplotlib's backend alone
 from __future__ import annotations
 
 import doctest
+import json
 import os
 import re
 import subprocess
@@ -104,3 +105,14 @@ def test_print_results_is_one_short_line():
     text = repr(res)
     assert "\n" not in text and len(text) < 300, text
     assert text.startswith("Results('30 flows") and "flows 30" in text
+
+
+def test_run_json_prints_the_summary_and_writes_nothing(tmp_path: Path):
+    scenario = tmp_path / "red.toml"
+    scenario.write_text(examples.example("red").read_text(encoding="utf-8"))
+    r = run_cli(
+        "run", scenario, "--json", "--set", "duration=3s", "--set", "warmup=1s", cwd=tmp_path
+    )
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["scenario"] == "30 flows, RTT 20-310 ms, RED"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["red.toml"]

@@ -15,7 +15,8 @@ venv=$(cd "$VENV" && pwd)
 root=$(pwd)
 
 develop() {
-  VIRTUAL_ENV=$venv "$venv/bin/maturin" develop --release --extras dev,dask
+  # Only what running needs: `make test` and `make lint` add the dev extra (tools/dev_deps.py).
+  VIRTUAL_ENV=$venv "$venv/bin/maturin" develop --release
 }
 
 plain() {

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from aqmlab import registry
 
 #: One look for every figure aqmlab draws (applied while a figure is built: see ``styled``).
-STYLE: dict[str, Any] = {
+STYLE: Any = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -268,7 +268,7 @@ def metric_vs(
     if ax is None:
         fig, ax = _figure(title)
     else:
-        fig = ax.figure
+        fig = cast(Figure, ax.figure)
         if title:
             ax.set_title(title)
     ok = runs if "error" not in runs else runs[runs["error"].isna()]
@@ -438,15 +438,16 @@ def series_per_panel(
     title: str = "",
 ) -> Figure:
     """Time series, one panel per key of ``series`` (e.g. per algorithm) and one line per value
-    of ``by`` within it (e.g. per flow group); ``shade`` marks time intervals."""
+    of ``by`` within it (e.g. per flow group), windowed as :func:`queue_length` draws them;
+    ``shade`` marks time intervals."""
     n = max(len(series), 1)
     ncols = min(n, 3)
     nrows = -(-n // ncols)
     fig = new_figure(figsize=(4.8 * ncols, 3.0 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
     for ax, (name, d) in zip(axes, series.items(), strict=False):
-        for key, g in d.groupby(by, sort=False):
-            ax.plot(g[t], g[y], lw=0.8, label=str(key))
+        for i, (key, g) in enumerate(d.groupby(by, sort=False)):
+            _series(ax, g[t], g[y], label=str(key), color=f"C{i}")
         for a, b in shade:
             ax.axvspan(a, b, color="0.9", zorder=0)
         ax.set_title(name)

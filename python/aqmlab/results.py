@@ -191,8 +191,8 @@ class Results:
         warmup_s = float(warmup) if isinstance(warmup, (int, float)) else None
         links = self.links.to_pandas()
         measured = str(self.summary.get("measured_link") or "bottleneck")
-        rate = links.loc[links["role"] == measured, "rate_bps"] if "role" in links else []
-        capacity = float(rate.iloc[0]) / 1e6 if len(rate) else None
+        rates = links.loc[links["role"] == measured, "rate_bps"].tolist() if "role" in links else []
+        capacity = float(rates[0]) / 1e6 if rates else None
         title = self.title
         figures = {
             "queue.png": plots.queue_length(self.queue.to_pandas(), title=title, warmup_s=warmup_s),

@@ -194,6 +194,7 @@ class Chablis002:
 
     def points(self, quick: bool) -> list[Point]:
         seeds = SEEDS_QUICK if quick else SEEDS_FULL
+        cases: list[tuple[int, str, tuple[str, ...], tuple[int, ...]]]
         cases = [(e, "main", ALGORITHMS, seeds) for e in (1, 2, 3, 4, 5, 6)]
         sens = (1,) if quick else seeds
         cases += [(e, ALT_READING, ALGORITHMS, sens) for e in (1, 2, 3, 4, 5, 6)]
