@@ -5,7 +5,7 @@ and ``tests/test_typing.py``): a function added, removed or re-signed in Rust wi
 here fails the check.
 """
 
-from typing import Any, TypedDict
+from typing import Any, TypedDict, final
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,7 @@ class ScenarioError(ValueError):
 class Cancelled(Exception):
     """A run cancelled through its :class:`RunControl`; nothing was collected."""
 
+@final
 class RunControl:
     """Shared with a running ``run``: ``cancel()`` stops it at its next check (every few
     thousand events); ``sim_time_ns`` is the simulated time it has reached."""
