@@ -41,6 +41,7 @@ class ScenarioError(ValueError):
 class Cancelled(Exception):
     """A run cancelled through its :class:`RunControl`; nothing was collected."""
 
+@final
 class RunControl:
     """Shared with a running ``run``: ``cancel()`` stops it at its next check (every few
     thousand events); ``sim_time_ns`` is the simulated time it has reached."""
