@@ -177,16 +177,20 @@ def test_a_droptail_run_conserves_packets_and_leaves_nothing_behind(tmp_path):
 
 
 @needs_live
-def test_red_with_ecn_marks_reach_the_receivers_and_come_back_as_ecn_echo():
+def test_red_with_ecn_marks_reach_the_receivers_and_come_back_as_ecn_echo(tmp_path):
     from aqmlab.live import live
 
-    s = live(RED_ECN).summary
+    s = live(RED_ECN, trace_path=str(tmp_path / "trace.csv")).summary
     assert s["marks"] > 0
     assert s["live"]["ce_received"] > 0  # IpExt.InCEPkts in the receivers' namespace
     assert s["live"]["ece_delivered"] > 0  # tcpi_delivered_ce at the senders
     # Early decisions mark ECN-capable packets; Linux sends SYNs and retransmissions without
     # ECT (RFC 3168 §6.1.5), and those few are dropped instead.
     assert s["drops"]["early"] < s["marks"] / 10
+    # The recorded arrivals, replayed through the same qdisc and seed, get the same decisions.
+    config = json.dumps(s["live"]["bottleneck_config"])
+    parity = _core.live_trace_parity(config, s["live"]["trace_path"])
+    assert parity["signals"] > 0 and parity["mismatches"] == 0
 
 
 VICTIM = """

@@ -161,9 +161,13 @@ def _run(
     procs = []
     ecn_route = any(f.ecn for f in p.flows)
     rt = REALTIME_PRIORITY if preflight.realtime_allowed(REALTIME_PRIORITY) else None
-    with Network(
-        lambda a, b: make(bottleneck_config(p, a, b, trace_path, rt)), ecn_route=ecn_route
-    ) as net:
+    config: dict[str, Any] = {}
+
+    def build(a: str, b: str) -> Bottleneck:
+        config.update(bottleneck_config(p, a, b, trace_path, rt))
+        return make(config)
+
+    with Network(build, ecn_route=ecn_route) as net:
         preflight.check_congestion_controls(p.ccs, net.congestion_controls)
         assert net.bottleneck is not None
         bn = net.bottleneck
@@ -204,6 +208,8 @@ def _run(
         wall = time.monotonic() - wall0
         live_info = _live_info(p, raw, sink_report, sender_report, started, wall, net.swept)
         live_info["realtime_priority"] = rt
+        # What `_core.live_trace_parity(json.dumps(config), trace_path)` replays the trace with.
+        live_info["bottleneck_config"] = config
     summary, rows = outcome.summary(p, raw, sink_report, sender_report, live_info)
     cols = outcome.tables(p, raw, rows)
     res = Results(
