@@ -1,4 +1,4 @@
-"""``aqmlab reproduce chablis_002 --quick``: the report is written and issue 4's claims hold.
+"""``aqmlab reproduce chablis_002 --quick``: the report is written and the paper's claims hold.
 
 The claims are checked on the runs (DataFrame), not on the report's text:
 Chablis's Jain index in experiment 1 is above RED's, FRED's and CSFQ's, its [min, max] band is
