@@ -44,7 +44,7 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
-    # The unchecked claims of the issue are in the table now.
+    # Claims once left unchecked are in the table.
     assert "s1-fairer-than-csfq-fred" in {c["id"] for c in doc}
 
 
