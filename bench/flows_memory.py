@@ -1,4 +1,4 @@
-"""Peak memory and CPU of one run against the number of TCP flows (issue 11: 10^4 flows in
+"""Peak memory and CPU of one run against the number of TCP flows (goals: 10^4 flows in
 < 1 GB, 10^5 flows run). Each size runs ``aqmlab run --json --no-plots`` in a child process
 under ``/usr/bin/time -v`` (peak RSS of the whole process: Python, pyarrow and the core) and
 the table replaces the block between the markers in ``docs/robustness.md``.

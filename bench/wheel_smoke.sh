@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wheel smoke test (issue 11): build the portable wheel (make wheel), install it with the dask
+# Wheel smoke test: build the portable wheel (make wheel), install it with the dask
 # extra into an empty venv outside the repository, run a paper reproduction there, then a sweep
 # on a real Dask cluster (`dask scheduler` + 2 `dask worker` processes, each in a directory of
 # its own) with a relative --out, and check that every point finished. Prints the timings.

@@ -1,5 +1,5 @@
 """A sweep on a real Dask cluster: ``dask scheduler`` + 2 ``dask worker`` processes on
-127.0.0.1, each worker in a directory of its own, and a relative ``--out`` (issue 11)."""
+127.0.0.1, each worker in a directory of its own, and a relative ``--out``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Held-out hostile inputs (issue 11, second round; tests/fuzz/hostile.py counts them all):
+"""Held-out hostile inputs (tests/fuzz/hostile.py counts them all):
 each test fails without its fix. Cheap: no test here simulates more than a few seconds."""
 
 from __future__ import annotations

@@ -207,7 +207,7 @@ def test_aqmlab_agrees_with_recorded_ns2(path):
     assert not bad, "; ".join(bad)
     ref = reference.load(path)
     if any(o.startswith("flows.0.tcp.overhead=") for o in ref["set"]):
-        # Ties broken at random on both sides (issue 9): fairness within 0.05 of ns-2's.
+        # Ties broken at random on both sides: fairness within 0.05 of ns-2's.
         jain = next(r for r in rows if r["metric"] == "jain")
         assert abs(jain["aqmlab"]["mean"] - jain["ns2"]["mean"]) <= 0.05, compare.cell(jain["ns2"])
 

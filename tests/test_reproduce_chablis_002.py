@@ -1,4 +1,4 @@
-"""``aqmlab reproduce chablis_002 --quick``: the report is written and issue 4's claims hold.
+"""``aqmlab reproduce chablis_002 --quick``: the report is written and the paper's claims hold.
 
 The claims are checked on the runs (DataFrame), not on the report's text:
 Chablis's Jain index in experiment 1 is above RED's, FRED's and CSFQ's, its [min, max] band is
@@ -44,7 +44,7 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
-    # The unchecked claims of the issue are in the table now.
+    # Claims once left unchecked are in the table.
     assert "s1-fairer-than-csfq-fred" in {c["id"] for c in doc}
 
 

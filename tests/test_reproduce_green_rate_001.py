@@ -1,5 +1,5 @@
 """Paper 001 (rate-based GREEN): the quick reproduction runs, Table 1 is set beside the
-published one, and the claims of issue 5 that hold in our runs hold in its DataFrame."""
+published one, and the paper's claims that hold in our runs hold in its DataFrame."""
 
 from __future__ import annotations
 

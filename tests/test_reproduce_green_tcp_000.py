@@ -1,5 +1,5 @@
-"""Paper 000 (TCP-model GREEN): the quick reproduction runs, writes its report, and the claims
-of issue 5 that hold in our runs hold in its DataFrame."""
+"""Paper 000 (TCP-model GREEN): the quick reproduction runs, writes its report, and the paper's
+claims that hold in our runs hold in its DataFrame."""
 
 from __future__ import annotations
 

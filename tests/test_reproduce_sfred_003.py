@@ -1,4 +1,4 @@
-"""``aqmlab reproduce sfred_003 --quick``: the report is written and issue 4's claims hold.
+"""``aqmlab reproduce sfred_003 --quick``: the report is written and the paper's claims hold.
 
 Checked on the runs: with two CBR-UDP flows SFRED leaves the two TCP flows far more goodput
 than RED does; the web-like transfer delay mean and variance are reported beside Table 1.

@@ -1,4 +1,4 @@
-"""Issue 11: nothing lost, nothing silently wrong. The output policy, invariants on every
+"""Nothing lost, nothing silently wrong. The output policy, invariants on every
 summary (fresh or cached), one-line errors for hostile input, workers that die with the sweep."""
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def test_link_conservation_is_checked():
 
 
 def test_fresh_runs_pass_the_invariants_with_utilisation_at_most_one():
-    # A slow saturated link whose window opens in the middle of a packet (issue 11: 1.034).
+    # A slow saturated link whose window opens in the middle of a packet (once 1.034).
     doc = sc.loads(TINY)
     doc.update({"duration": "3s", "warmup": "2.04s"})
     doc["bottleneck"].update({"rate": "200kbps", "buffer": 20})

@@ -5,7 +5,7 @@
 #   3. llvm-profdata merges the counts, and the extension is rebuilt with -Cprofile-use into
 #      target/pgo-use.
 # PGO changes only the compiler's inlining and code layout, never results; it made the
-# simulator core 5-7 % faster (docs/performance.md, stop 20). It needs the llvm-profdata of the
+# simulator core 5-7 % faster (docs/performance.md). It needs the llvm-profdata of the
 # toolchain's own LLVM (rustup component llvm-tools; installed here when rustup can); without
 # it, or with PGO=0, or if any step fails, this is a plain `maturin develop --release`.
 set -euo pipefail

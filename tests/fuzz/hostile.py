@@ -1,4 +1,4 @@
-"""Hostile inputs by class, counted (docs/robustness.md, issue 11): CLI arguments, sweeps,
+"""Hostile inputs by class, counted (docs/robustness.md): CLI arguments, sweeps,
 scenario files, the replay API, Python API misuse, HTML reports, signals, concurrent runs.
 Each input has an expectation (an error, or a sound result); a failure is an escaped exception
 (a traceback), an accepted input that should be an error, an error that is not one line or

@@ -1,6 +1,6 @@
-//! Controller state stays bounded over long quiet stretches (issue 11): GREEN-TCP's α(t) on a
-//! lightly loaded link used to grow ~5·10⁴ per window until it overflowed, after which the link
-//! dropped every packet for the rest of the run.
+//! Controller state stays bounded over long quiet stretches: GREEN-TCP's α(t) on a
+//! lightly loaded link must not grow ~5·10⁴ per window until it overflows, after which the link
+//! would drop every packet for the rest of the run.
 
 mod common;
 use common::*;

@@ -216,7 +216,7 @@ fn both_cubic_readings(text: &str, reference_file: &str, checks: &[(Metric, f64)
 
 /// CUBIC (RFC 9438) beside ns-3's TcpCubic (HyStart off, as aqmlab's CUBIC has none; with it on
 /// ns-3 gives the same numbers on this dumbbell) on a 100-packet DropTail queue: utilisation,
-/// mean queue, queueing delay and Jain's index within 10 % (the tolerance), loss within
+/// mean queue, queueing delay and Jain's index within 10 %, loss within
 /// 30 % as for the other TCPs.
 #[test]
 fn cubic_agrees_with_ns3_tcp_cubic() {

@@ -1,5 +1,5 @@
-//! Utilisation over the measurement window counts the bits serialised inside it (issue 11: whole
-//! packets counted at the end of their transmission credited a window with a packet that started
+//! Utilisation over the measurement window counts the bits serialised inside it (counting whole
+//! packets at the end of their transmission would credit a window with a packet that started
 //! before it, up to 1.049 in fuzzed runs with slow links and short windows).
 
 mod common;
