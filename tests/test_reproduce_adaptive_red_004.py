@@ -82,12 +82,19 @@ def test_self_config_max_p_follows_the_load(quick: reproduce.Outcome):
 
     t0, t1, n = PHASES[1]
     assert n == 32 and at(t1 - 0.01) > at(t0), "max_p rises in the first 32-connection phase"
+    band = q["avg"].between(q["min_th"], q["max_th"]).to_numpy()
     for t0, t1, _ in PHASES[1:]:
         if t1 > t[-1]:
             break
-        inside = q[(q["t_s"] > t0 + 5) & (q["t_s"] < t1)]
         if at(t1 - 0.01) == at(t0 + 5):
-            assert inside["avg"].between(inside["min_th"], inside["max_th"]).all(), (t0, t1)
+            # An excursion that began before the window (when max_p last moved, with Fig. 8's
+            # status then Above or Below) may run on into it; one that begins inside it would
+            # have moved max_p.
+            i = int(np.searchsorted(t, t0 + 5, side="right"))
+            end = int(np.searchsorted(t, t1, side="left"))
+            while i < end and not band[i] and not band[i - 1]:
+                i += 1
+            assert band[i:end].all(), (t0, t1)
 
 
 def test_static_settings_fail_as_the_paper_says(quick: reproduce.Outcome):
