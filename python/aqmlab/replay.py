@@ -146,6 +146,7 @@ def _columns(events: Any, default_size: int) -> _Columns:
     names: list[str] = []
     values: list[float] = []
     for i, ev in enumerate(events):
+        args: tuple[Any, Any, Any]
         if isinstance(ev, Mapping):
             where = f"events.{i}"
             op = ev.get("op")

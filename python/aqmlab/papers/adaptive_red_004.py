@@ -142,11 +142,15 @@ class AdaptiveRed004:
         for name in ("aggressive", "conservative"):
             mp = VARIANTS[name]["max_p"]
             for n in FIG3_N:
-                fixed = {"flows.0.count": n, "flows.0.hosts": 5, "bottleneck.qdisc.max_p": mp}
+                fig3: dict[str, Any] = {
+                    "flows.0.count": n,
+                    "flows.0.hosts": 5,
+                    "bottleneck.qdisc.max_p": mp,
+                }
                 extra = {"figure": "3", "variant": name, "n": n}
-                pts += grid(ecn, {}, seeds=seeds, fixed=fixed, extra_labels=extra)
+                pts += grid(ecn, {}, seeds=seeds, fixed=fig3, extra_labels=extra)
         for buf in FIG5_BUFFERS:
-            fixed = {
+            fig5: dict[str, Any] = {
                 "flows.0.count": 32,
                 "flows.0.hosts": 5,
                 "bottleneck.buffer": buf,
@@ -154,7 +158,7 @@ class AdaptiveRed004:
                 "bottleneck.qdisc.hard_drop": False,
             }
             extra = {"figure": "5", "variant": "conservative", "n": 32, "buffer_kb": buf}
-            pts += grid(ecn, {}, seeds=seeds, fixed=fixed, extra_labels=extra)
+            pts += grid(ecn, {}, seeds=seeds, fixed=fig5, extra_labels=extra)
         return pts
 
     def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
