@@ -32,8 +32,6 @@ pub enum CoreError {
     Io(std::io::Error),
     /// A call out of order on a stateful object (message for the user).
     State(String),
-    /// Python raised while the core ran (Ctrl-C seen by a signal check): re-raised as it is.
-    Python(PyErr),
     Panic(String),
 }
 
@@ -56,7 +54,6 @@ impl CoreError {
             CoreError::Scenario(e) => scenario_error(py, &e),
             CoreError::Io(e) => PyErr::from(e),
             CoreError::State(msg) => PyRuntimeError::new_err(msg),
-            CoreError::Python(e) => e,
             CoreError::Panic(msg) => {
                 PyRuntimeError::new_err(format!("internal error in aqmlab (a bug): {msg}"))
             }

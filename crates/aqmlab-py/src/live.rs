@@ -68,6 +68,10 @@ impl LiveBottleneck {
         let threading = py.import("threading")?;
         let main_ident = threading.call_method0("main_thread")?.getattr("ident")?;
         let on_main = threading.call_method0("get_ident")?.eq(main_ident)?;
+        // A Python exception raised by a signal handler while the loop ran (KeyboardInterrupt).
+        // Kept apart from `CoreError`, which holds no Python object (the binding's unit tests
+        // link without libpython).
+        let mut signal: Option<PyErr> = None;
         let out = py.detach(|| {
             guarded(|| {
                 if !seconds.is_finite() || seconds < 0.0 {
@@ -87,7 +91,6 @@ impl LiveBottleneck {
                 let Some(dev) = guard.as_ref() else {
                     return Err(CoreError::State("the LiveBottleneck is closed".into()));
                 };
-                let mut signal: Option<PyErr> = None;
                 let mut checks = 0u32;
                 let mut stop = || {
                     if self.stop.load(Ordering::Relaxed) {
@@ -104,12 +107,12 @@ impl LiveBottleneck {
                     false
                 };
                 let result = live_run::run(&self.config, dev, seconds, &mut stop)?;
-                if let Some(e) = signal {
-                    return Err(CoreError::Python(e));
-                }
                 Ok(result.to_string())
             })
         });
+        if let Some(e) = signal {
+            return Err(e);
+        }
         let text = out.map_err(|e| e.into_pyerr(py))?;
         *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(text);
         Ok(())
