@@ -26,9 +26,9 @@
 
 use std::borrow::Cow;
 
-use crate::metrics::packet_trace::PacketTrace;
 use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
+use crate::net::packet_trace::PacketTrace;
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
 use crate::qdisc::Reason;

@@ -3,5 +3,6 @@
 pub mod flow_map;
 pub mod link;
 pub mod packet;
+pub mod packet_trace;
 pub mod pipe;
 pub mod topology;
