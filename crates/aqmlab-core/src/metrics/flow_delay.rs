@@ -15,6 +15,8 @@ const LINEAR_US: u64 = 64;
 /// Bins per power of two above `LINEAR_US` (a power of two).
 const SUB_BINS: u64 = 32;
 
+use crate::net::flow_map::DenseFlowMap;
+
 /// One flow's departures.
 #[derive(Clone, Debug, Default)]
 struct Flow {
@@ -39,7 +41,9 @@ pub struct FlowDelayStats {
 /// Sojourn times of departing packets, per flow id.
 #[derive(Clone, Debug, Default)]
 pub struct FlowDelays {
-    flows: Vec<Flow>,
+    /// Dense for the small ids a simulation numbers its flows with, sparse beyond (a live run's
+    /// "other" traffic has id `u32::MAX`).
+    flows: DenseFlowMap<Flow>,
 }
 
 fn bin_of(ns: u64) -> usize {
@@ -69,11 +73,7 @@ impl FlowDelays {
     /// Records one departure of `flow` after `ns` nanoseconds in the queue.
     #[inline]
     pub fn record(&mut self, flow: u32, ns: u64) {
-        let i = flow as usize;
-        if i >= self.flows.len() {
-            self.flows.resize_with(i + 1, Flow::default);
-        }
-        let f = &mut self.flows[i];
+        let f = self.flows.entry(flow);
         if f.count > 0 {
             f.jitter_sum_ns += ns.abs_diff(f.last_ns) as u128;
         }
@@ -90,12 +90,12 @@ impl FlowDelays {
 
     /// Forgets everything (the measurement window opens).
     pub fn clear(&mut self) {
-        self.flows.clear();
+        self.flows = DenseFlowMap::default();
     }
 
     /// The statistics of `flow`'s departures so far.
     pub fn stats(&self, flow: u32) -> FlowDelayStats {
-        let Some(f) = self.flows.get(flow as usize).filter(|f| f.count > 0) else {
+        let Some(f) = self.flows.get(flow).filter(|f| f.count > 0) else {
             return FlowDelayStats {
                 packets: 0,
                 mean_ms: f64::NAN,
