@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz
+.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -43,6 +43,11 @@ $(VENV)/.dev: $(VENV)/.deps pyproject.toml tools/dev_deps.py
 	touch $@
 
 dev: $(VENV)/.built $(VENV)/.dev ## setup plus the test and lint tools (the dev and dask extras)
+
+# ns-3.44 for `aqmlab crosscheck --against ns3`: the `ns3` wheel's files (~300 MB) into the
+# user's cache, and the project's ns-3 program compiled against them (about a minute of g++).
+ns3: $(VENV)/.deps ## install ns-3.44 (PyPI wheel) and build the crosscheck's ns-3 program
+	nice $(PY) python/aqmlab/ns3/build.py
 
 demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results under results/demo/
 	$(PY) -m aqmlab.demo --out results/demo

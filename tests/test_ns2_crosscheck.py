@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab.ns2 import compare, reference, runner, tcl
+from aqmlab.ns2 import reference, runner, tcl
+from aqmlab.xcheck import table as compare
 from conftest import ROOT, run_cli
 
 if sys.version_info >= (3, 11):
@@ -110,7 +111,7 @@ def test_topology_costs_stay_below_ns2_infinity():
         tcl.FlowRun(i, names.index(g), round(r * 1e6), s)
         for i, g, r, s in zip(f["id"], f["group"], f["rtt_ms"], f["start_s"], strict=True)
     ]
-    text = tcl.translate(doc, flows, seed=1).text
+    text = tcl.translate(doc, flows, seed=1, measured_link="R0->R1").text
     costs = [int(line.split()[-1]) for line in text.splitlines() if line.startswith("$ns cost")]
     assert costs and all(c == 100 for c in costs)  # 10 ms in 100 us units
     assert 3 * max(costs) < tcl.NS2_INFINITY

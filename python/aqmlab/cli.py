@@ -12,7 +12,7 @@
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
     aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
     aqmlab live SCENARIO.toml [--set ...] [--cc NAME] [--out DIR] [--twin]  (see docs/live.md)
-    aqmlab crosscheck SCENARIO.toml [--seeds N] [--set ...] [--out DIR] [--jobs N] [--json]
+    aqmlab crosscheck SCENARIO.toml [--against ns2|ns3] [--seeds N] [--set ...] [--out DIR] [--json]
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files. ``--out`` follows :mod:`aqmlab.output`: an existing file
@@ -189,10 +189,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_crosscheck(sub: Any) -> None:
     p = sub.add_parser(
-        "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
+        "crosscheck",
+        help="run a scenario in aqmlab and in ns-2.35 (or ns-3.44) and compare them, over seeds",
     )
     p.set_defaults(func=cmd_crosscheck)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    p.add_argument(
+        "--against",
+        choices=("ns2", "ns3"),
+        default="ns2",
+        help="the other simulator: ns2 (ns-2.35, default) or ns3 (ns-3.44, built on first use)",
+    )
     p.add_argument(
         "--set",
         dest="overrides",
@@ -496,22 +503,35 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    from aqmlab import ns2 as cc_mod
-    from aqmlab import report
+    from aqmlab import ns2, ns3, report
 
+    if args.against == "ns3":
+        for flag, given in (("--trace-flows", args.trace_flows), ("--record", args.record)):
+            if given is not None:
+                print(f"error: {flag} is for --against ns2 only", file=sys.stderr)
+                return EXIT_USAGE
     out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
     out = output.check_destination(out, force=args.force, kind="crosscheck")
     if args.record is not None:
         output.check_file(args.record, force=args.force, what="--record")
     try:
-        cc = cc_mod.crosscheck(
-            args.scenario,
-            seeds=args.seeds,
-            set=args.overrides,
-            jobs=args.jobs,
-            trace_flows=_trace_ids(args.trace_flows),
-        )
-    except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
+        if args.against == "ns3":
+            cc = ns3.crosscheck(args.scenario, seeds=args.seeds, set=args.overrides, jobs=args.jobs)
+        else:
+            cc = ns2.crosscheck(
+                args.scenario,
+                seeds=args.seeds,
+                set=args.overrides,
+                jobs=args.jobs,
+                trace_flows=_trace_ids(args.trace_flows),
+            )
+    except (
+        ns2.Unsupported,
+        ns2.NsMissing,
+        ns2.NsFailed,
+        ns3.Ns3Missing,
+        ns3.Ns3Failed,
+    ) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_USAGE
     cc.write(out, plots=not args.no_plots, force=args.force)
@@ -525,7 +545,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.json:
         print((out / "crosscheck.json").read_text(encoding="utf-8"))
         return 0
-    report.print_crosscheck(cc.rows, title=cc.name, seeds=cc.seeds, out_dir=out)
+    b = cc.backend
+    report.print_crosscheck(
+        cc.rows,
+        title=cc.name,
+        seeds=cc.seeds,
+        out_dir=out,
+        side=b.key,
+        simulator=b.simulator,
+        short=b.short,
+    )
     return 0
 
 
