@@ -81,12 +81,15 @@ def run_program(run_file: str) -> Ns3Run:
 
 
 def ns3_metrics(
-    run: Ns3Run, rtt: dict[int, float], ids: list[int], rate_bps: float
+    run: Ns3Run, rtt: dict[int, float], ids: list[int], rate_bps: float, mss: int
 ) -> table.RunMetrics:
-    """The cross-check metrics of one ns-3 run (flows in the order of ``ids``)."""
+    """The cross-check metrics of one ns-3 run (flows in the order of ``ids``). aqmlab counts
+    goodput in packets of ``mss`` bytes; ns-3's sinks count TCP payload (``mss - 42`` bytes per
+    segment), so their bytes are scaled back to whole packets."""
     m = run.out
     w = float(m["window_s"])
-    goodput = {i: f[0] * 8 / w / 1e6 for i, f in zip(ids, m["flows"], strict=True)}
+    scale = mss / (mss - translate.HEADERS)
+    goodput = {i: f[0] * scale * 8 / w / 1e6 for i, f in zip(ids, m["flows"], strict=True)}
     values = {
         "utilisation": m["tx_bytes"] * 8 / (rate_bps * w),
         "loss_rate": m["drops"] / m["arrivals"] if m["arrivals"] else float("nan"),
@@ -137,7 +140,11 @@ def run_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> See
         seed=seed,
         aqmlab=aq,
         other=ns3_metrics(
-            nr, aq.rtt_ms, [int(i) for i in ft["id"]], rate_bps(doc["bottleneck"]["rate"])
+            nr,
+            aq.rtt_ms,
+            [int(i) for i in ft["id"]],
+            rate_bps(doc["bottleneck"]["rate"]),
+            int(doc["flows"][0].get("tcp", {}).get("mss", 1000)),
         ),
         script=run_file,
         aqmlab_cpu_s=cpu,
