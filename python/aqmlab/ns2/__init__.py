@@ -34,7 +34,7 @@ from aqmlab.ns2 import compare, tcl, traces
 from aqmlab.ns2 import runner as ns2
 from aqmlab.ns2.runner import NsFailed, NsMissing
 from aqmlab.ns2.tcl import Unsupported
-from aqmlab.ns2.units import duration_s
+from aqmlab.units import duration_s
 from aqmlab.scenario import Overrides, ScenarioLike
 
 if sys.version_info >= (3, 11):
