@@ -34,8 +34,8 @@ from aqmlab.ns2 import compare, tcl, traces
 from aqmlab.ns2 import runner as ns2
 from aqmlab.ns2.runner import NsFailed, NsMissing
 from aqmlab.ns2.tcl import Unsupported
-from aqmlab.units import duration_s
 from aqmlab.scenario import Overrides, ScenarioLike
+from aqmlab.units import duration_s
 
 if sys.version_info >= (3, 11):
     import tomllib
