@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 Verdict = Literal["holds", "within noise", "fails", "not measured"]
 #: Rendering order and the words the reports use.
@@ -189,7 +189,9 @@ def t_noise(d: np.ndarray) -> float:
     n = int(d.size)
     if n < 2:
         return float("nan")
-    q = float(stats.t.ppf(0.5 + CONFIDENCE / 2.0, n - 1))
+    # scipy.stats.t.ppf(p, df) is special.stdtrit(df, p) (the same value, bit for bit), and
+    # scipy.stats costs ~1 s of CPU to import against ~0.1 s for scipy.special.
+    q = float(special.stdtrit(n - 1, 0.5 + CONFIDENCE / 2.0))
     return q * float(d.std(ddof=1)) / math.sqrt(n)
 
 

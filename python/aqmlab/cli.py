@@ -368,8 +368,8 @@ class _Progress:
         import time
 
         from aqmlab import _core
-        from aqmlab.ns2.units import duration_s
         from aqmlab.scenario import loads
+        from aqmlab.units import duration_s
 
         self.end_s = duration_s(loads(_core.validate(text)).get("duration", "0s"))
         self.t0 = time.monotonic()

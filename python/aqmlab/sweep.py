@@ -57,14 +57,17 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from aqmlab import output
 from aqmlab import scenario as _scenario
 from aqmlab.invariants import InvariantError, check_summary
 from aqmlab.scenario import measured_qdisc, scenario_error
+
+if TYPE_CHECKING:
+    # pandas costs ~0.7 s of CPU to import: not in the process-pool workers, which import this
+    # module for run_one and never build a DataFrame.
+    import pandas as pd
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -740,6 +743,8 @@ def _run_points_locked(
         row["cached"] = cached[i]
         row["error"] = errors[i]
         rows.append(row)
+    import pandas as pd
+
     df = pd.DataFrame(rows)
     label_cols: dict[str, None] = {}
     for point in points:
@@ -782,6 +787,8 @@ def load_table(run_dir: str | Path, name: str) -> pd.DataFrame:
     ``transfers`` (empty if the run's build did not write it)."""
     if name not in TABLES:
         raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+    import pandas as pd
+
     path = Path(run_dir) / f"{name}.parquet"
     if not path.exists():
         return pd.DataFrame()

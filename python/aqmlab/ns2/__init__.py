@@ -29,8 +29,8 @@ from aqmlab import scenario as _scenario
 from aqmlab.ns2 import runner as ns2
 from aqmlab.ns2 import tcl, traces
 from aqmlab.ns2.runner import NsFailed, NsMissing
-from aqmlab.ns2.units import duration_s
 from aqmlab.scenario import Overrides, ScenarioLike
+from aqmlab.units import duration_s
 from aqmlab.xcheck import Unsupported, table
 from aqmlab.xcheck.aqmlab_side import aqmlab_metrics
 from aqmlab.xcheck.result import Backend, CrossCheck

@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from aqmlab.ns2.units import duration_ns, duration_s, rate_bps, size_bytes
+from aqmlab.units import duration_ns, duration_s, rate_bps, size_bytes
 from aqmlab.xcheck import Unsupported
 
 #: Queue disciplines the translation knows (aqmlab kind → ns-2 class).

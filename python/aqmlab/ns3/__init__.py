@@ -27,7 +27,7 @@ from typing import Any
 
 from aqmlab import api
 from aqmlab import scenario as _scenario
-from aqmlab.ns2.units import duration_ns, rate_bps
+from aqmlab.units import duration_ns, rate_bps
 from aqmlab.ns3 import build, translate
 from aqmlab.ns3.build import Ns3Missing
 from aqmlab.scenario import Overrides, ScenarioLike

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aqmlab.ns2.units import duration_ns, rate_bps
+from aqmlab.units import duration_ns, rate_bps
 from aqmlab.xcheck import Unsupported
 
 if sys.version_info >= (3, 11):
