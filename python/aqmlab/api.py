@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, cast
 
 from aqmlab import _core
 from aqmlab import scenario as _scenario
+from aqmlab.diagnose import NoTrafficWarning, no_traffic
 from aqmlab.results import Results
 from aqmlab.scenario import Overrides, ScenarioLike
 
@@ -45,11 +47,17 @@ def run(scenario: ScenarioLike, *, set: Overrides = None, seed: int | None = Non
     ``set`` overrides keys by dotted path with list indices: ``["flows.0.count=64"]`` (values
     read as TOML literals, else as strings) or ``{"bottleneck.qdisc.max_p": 0.05}``.
     ``seed`` replaces the scenario's seed. The GIL is released while the simulation runs, so
-    several runs may go side by side in threads.
+    several runs may go side by side in threads. A run that delivered nothing in its window
+    (a link too slow for one packet, a qdisc that drops everything, flows that start after
+    the run) issues a :class:`aqmlab.diagnose.NoTrafficWarning` saying which.
     """
     text, name = prepare(scenario, set=set, seed=seed)
     raw = run_core(text)
-    return Results.from_core(raw, name=name)
+    res = Results.from_core(raw, name=name)
+    why = no_traffic(res.summary)
+    if why is not None:
+        warnings.warn(why, NoTrafficWarning, stacklevel=2)
+    return res
 
 
 def run_core(

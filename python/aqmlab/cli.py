@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -256,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser().parse_args(argv)
     output.terminate_gracefully()
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
@@ -272,6 +274,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = shown
+
+
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """A Python warning (a compared run that delivered nothing) as one ``warning:`` line."""
+    from aqmlab.report import printable
+
+    print(f"warning: {printable(' '.join(str(message).split()))}", file=sys.stderr)
 
 
 def _error(message: str) -> None:
@@ -344,16 +355,12 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def _warn_black_hole(summary: dict[str, Any]) -> None:
-    """A measured link that dropped every packet it was offered is almost always a parameter
-    that makes the qdisc a black hole (a controller gain of 0, a threshold of 0): say so."""
-    arrivals = summary.get("arrivals") or 0
-    if arrivals > 0 and summary.get("loss_rate", 0) >= 1:
-        print(
-            f"warning: the measured link dropped all {arrivals} packets it was offered in the "
-            "window (loss rate 100 %): check the qdisc's and the link's parameters for one "
-            "that drops everything",
-            file=sys.stderr,
-        )
+    """A run that delivered nothing (:func:`aqmlab.diagnose.no_traffic`): one line on stderr."""
+    from aqmlab.diagnose import no_traffic
+
+    why = no_traffic(summary)
+    if why is not None:
+        print(f"warning: {why}", file=sys.stderr)
 
 
 class _Progress:
