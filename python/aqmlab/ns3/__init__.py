@@ -27,10 +27,10 @@ from typing import Any
 
 from aqmlab import api
 from aqmlab import scenario as _scenario
-from aqmlab.units import duration_ns, rate_bps
 from aqmlab.ns3 import build, translate
 from aqmlab.ns3.build import Ns3Missing
 from aqmlab.scenario import Overrides, ScenarioLike
+from aqmlab.units import duration_ns, rate_bps
 from aqmlab.xcheck import Unsupported, table
 from aqmlab.xcheck.aqmlab_side import aqmlab_metrics
 from aqmlab.xcheck.result import Backend, CrossCheck, SeedRun
