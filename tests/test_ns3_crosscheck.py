@@ -209,9 +209,12 @@ def test_end_to_end_seeds_are_deterministic_and_agree_roughly(tmp_path):
     assert a.other.values == b.other.values  # ns-3 with the same seed: the same run
     assert a.other.values != c.other.values
     assert a.other_cpu_s > 0 and a.aqmlab_cpu_s > 0
+    # Four PIE flows, 5 s measured: both keep the link busy and PIE's queue near its 15 ms
+    # target (19 packets at 10 Mbps), ns-3's as aqmlab's.
     for side in (a.aqmlab, a.other):
-        assert side.values["utilisation"] > 0.9
-        assert 0 < side.values["queue_mean_pkts"] < 100
+        assert side.values["utilisation"] > 0.8, side.values
+        assert 5 < side.values["queue_mean_pkts"] < 40, side.values
+    assert abs(a.aqmlab.values["utilisation"] - a.other.values["utilisation"]) < 0.1
     assert "qdisc ns3::PieQueueDisc" in a.script
     # The CLI writes the same files as with ns-2, ns-3's run files in place of the Tcl scripts.
     out = tmp_path / "cc"

@@ -3,8 +3,8 @@
 The program (``dumbbell.cc``, shipped in this package) is compiled against ns-3.44 from the
 ``ns3`` wheel on PyPI (headers and shared libraries; nothing of ns-3 itself is compiled) with
 the system's C++ compiler, into the cache directory, under a name that carries a hash of the
-source, the wheel's location and the compiler: each version gets its own binary and none
-overwrites another (the build writes a temporary file and renames it).
+source and the compiler command (compiler, flags, the wheel's location): each version gets its
+own binary and none overwrites another (the build writes a temporary file and renames it).
 
 Where the wheel is looked for, first found wins:
 
@@ -98,28 +98,17 @@ def program() -> Path:
     """The compiled program, built on first use (about a minute of one core)."""
     ns3 = ns3_dir()
     cxx = compiler()
-    key = hashlib.sha256(SOURCE.read_bytes() + str(ns3).encode() + cxx.encode()).hexdigest()[:12]
-    out = cache_dir() / "bin" / f"aqmlab-ns3-dumbbell-{key}"
+    lib = ns3 / "lib64"
+    flags = ["-std=c++20", "-O2", "-DNS3_BUILD_PROFILE_RELEASE", f"-I{ns3 / 'include'}"]
+    links = [f"-L{lib}", "-Wl,--no-as-needed", *[f"-lns{VERSION}-{name}" for name in LIBS]]
+    links += ["-Wl,--as-needed", f"-Wl,-rpath,{lib}"]
+    what = SOURCE.read_bytes() + " ".join([cxx, *flags, *links]).encode()
+    out = cache_dir() / "bin" / f"aqmlab-ns3-dumbbell-{hashlib.sha256(what).hexdigest()[:12]}"
     if out.is_file() and os.access(out, os.X_OK):
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    lib = ns3 / "lib64"
-    cmd = [
-        cxx,
-        "-std=c++20",
-        "-O2",
-        "-DNS3_BUILD_PROFILE_RELEASE",
-        f"-I{ns3 / 'include'}",
-        str(SOURCE),
-        "-o",
-        str(tmp),
-        f"-L{lib}",
-        "-Wl,--no-as-needed",
-        *[f"-lns{VERSION}-{name}" for name in LIBS],
-        "-Wl,--as-needed",
-        f"-Wl,-rpath,{lib}",
-    ]
+    cmd = [cxx, *flags, str(SOURCE), "-o", str(tmp), *links]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)

@@ -262,7 +262,8 @@ def tcp_defaults(groups: list[dict[str, Any]]) -> list[tuple[str, str]]:
         ("ns3::TcpSocketBase::Timestamp", "false"),
         # aqmlab's senders have no limited transmit (RFC 3042); ns-3's default is on.
         ("ns3::TcpSocketBase::LimitedTransmit", "false"),
-        ("ns3::TcpSocketBase::UseEcn", "On" if t.get("ecn") or cc == "dctcp" else "Off"),
+        # (the core requires `ecn = true` with cc = "dctcp", as TcpDctcp always negotiates it)
+        ("ns3::TcpSocketBase::UseEcn", "On" if t.get("ecn") else "Off"),
         ("ns3::TcpSocket::SegmentSize", str(mss - HEADERS)),
         ("ns3::TcpSocket::SndBufSize", str(1 << 26)),
         ("ns3::TcpSocket::RcvBufSize", str(1 << 26)),
