@@ -613,7 +613,7 @@ def run_points(
     if workers is not None and (
         not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
     ):
-        raise scenario_error("--workers", repr(workers), "an integer >= 1")
+        raise scenario_error("workers", repr(workers), "an integer >= 1 (local processes)")
     out_dir = output.check_destination(out_dir, force=force, kind="sweep").resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     # One sweep at a time writes a directory: a second one gets one line, not a race.
