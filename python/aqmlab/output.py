@@ -194,7 +194,10 @@ def dest_lock(dest: Path, what: str = "--out") -> Iterator[None]:
         os.close(fd)
     try:
         with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
+            # Truncating an empty file is not free: ext4 then flushes the file's data when it is
+            # closed (~2 ms of wall time per lock, for every run of a sweep).
+            if os.fstat(fd).st_size:
+                os.ftruncate(fd, 0)
             os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
         yield
     finally:
