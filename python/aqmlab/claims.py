@@ -80,6 +80,33 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Vs:
+    """The one argument of :func:`versus` that differs between a claim's two sides."""
+
+    lhs: Any
+    rhs: Any
+
+
+def versus(
+    label: str,
+    get: Callable[..., Sequence[float]],
+    *args: Any,
+    published: str = "",
+    **kwargs: Any,
+) -> Case:
+    """A case reading one accessor on both sides: ``get(*args, **kwargs)`` with the one
+    :class:`Vs` positional argument taken as its ``lhs`` for the left side and as its ``rhs``
+    for the right, e.g. ``versus("8 conn.", phase, d, Vs("aggressive", "conservative"), 8)``."""
+    at = [i for i, a in enumerate(args) if isinstance(a, Vs)]
+    if len(at) != 1:
+        raise TypeError(f"versus needs exactly one Vs argument, got {len(at)}")
+    i, vs = at[0], args[at[0]]
+    left = get(*args[:i], vs.lhs, *args[i + 1 :], **kwargs)
+    right = get(*args[:i], vs.rhs, *args[i + 1 :], **kwargs)
+    return Case(label, left, right, published)
+
+
+@dataclass(frozen=True)
 class Adjective:
     """An adjective of the sentence read as a quantity: the claim holds only if ``lhs`` beats
     ``factor`` x ``rhs`` (op ">": lhs > factor rhs + offset; op "<": factor lhs + offset < rhs)
@@ -604,6 +631,7 @@ __all__ = [
     "Choice",
     "Claim",
     "Result",
+    "Vs",
     "choice_summary",
     "choice_table",
     "combine",
@@ -620,4 +648,5 @@ __all__ = [
     "t_noise",
     "table",
     "to_json",
+    "versus",
 ]

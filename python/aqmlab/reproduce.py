@@ -17,6 +17,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -66,6 +67,27 @@ class Section(Protocol):
     def points(self, quick: bool) -> list[Point]: ...
 
     def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None: ...
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The :class:`Reproduction` every paper module ends with: its id, title, paper file and its
+    two steps, ``points(quick)`` and ``report(runs, rep, quick)``, module-level functions."""
+
+    id: str
+    title: str
+    paper_file: str
+    points: Callable[[bool], list[Point]]
+    report: Callable[[pd.DataFrame, Report, bool], None]
+
+
+@dataclass(frozen=True)
+class PaperSection:
+    """The :class:`Section` a module adds to another paper's report, built the same way."""
+
+    name: str
+    points: Callable[[bool], list[Point]]
+    report: Callable[[pd.DataFrame, Report, bool], None]
 
 
 def published(section: str) -> dict[str, Any]:
