@@ -1,23 +1,19 @@
 #!/usr/bin/env bash
 # aqmlab beside ns-3.44 on the 155 Mbps dumbbell, in one invocation: the same scenario
 # (bench/scenarios/dumbbell_155mbps_100flows.toml with `count`, variant and duration set) runs in
-# aqmlab and in the project's own ns-3 program, the one `aqmlab crosscheck --against ns3` runs
-# (python/aqmlab/ns3/dumbbell.cc, built on first use against the `ns3` wheel: `make ns3`), on the
-# run file the cross-check writes for the scenario (bench/ns3_runfile.py: the flows' exact start
-# times and access delays). The script prints both CPU times (user + system of the whole
-# process, /usr/bin/time) and their ratio, with each side's utilisation.
+# aqmlab and in the project's own ns-3 program (bench/ns3/dumbbell.cc, built by bench/ns3/build.sh
+# against the `ns3` wheel from PyPI), and the script prints both CPU times (user + system of the
+# whole process, /usr/bin/time) and their ratio, with each side's utilisation and loss.
 #
-# Same scenario on both sides: N bulk flows starting in [0, 1 s), 10 Mbps access links with
-# one-way delays linear over 1-200 ms, a 155 Mbps / 30 ms bottleneck with a 600-packet FIFO,
-# 1 Gbps / 0 ms sink links, 1000-byte packets on the wire (ns-3: 958-byte segments), Reno
-# congestion control (ns-3: TcpLinuxReno, classic recovery) without or with SACK, an ACK per
-# segment, initial window 2, minimum RTO 200 ms.
+# Same scenario semantics on both sides: N bulk flows starting in [0, 1 s), 10 Mbps access links
+# with one-way delays linear over 1-200 ms, a 155 Mbps / 30 ms bottleneck with a 600-packet FIFO,
+# 1 Gbps / 0 ms sink links, 1000-byte packets on the wire (ns-3: 958-byte segments), NewReno
+# (ns-3: classic recovery) or SACK, an ACK per segment, initial window 2, minimum RTO 200 ms.
 #
 #   bench/vs_ns3.sh                                 # 100 flows, NewReno, 60 simulated seconds
 #   FLOWS="100 400" VARIANT=sack DURATION=180 REPEATS=2 bench/vs_ns3.sh
-#   NS3=/path/to/other/dumbbell bench/vs_ns3.sh      # another ns-3 program taking the options
-#                                                     # below (e.g. a reference dumbbell kept
-#                                                     # elsewhere) instead of the run file
+#   NS3=/path/to/other/dumbbell bench/vs_ns3.sh      # another ns-3 program with the same options
+#                                                     # (e.g. a reference dumbbell kept elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FLOWS=${FLOWS:-100}
@@ -26,7 +22,7 @@ DURATION=${DURATION:-60}
 REPEATS=${REPEATS:-1}
 AQMLAB=${AQMLAB:-.venv/bin/aqmlab}
 [[ -x $AQMLAB ]] || { echo "error: $AQMLAB not found (make setup)" >&2; exit 2; }
-NS3=${NS3:-}
+NS3=${NS3:-$(bench/ns3/build.sh)}
 cargo build -q --release -p aqmlab-core --example run
 CORE=./target/release/examples/run
 case $VARIANT in
@@ -67,15 +63,10 @@ for n in $FLOWS; do
     bench/scenarios/dumbbell_155mbps_100flows.toml >"$scen"
   warmup=$(sed -n 's/^warmup = "\(.*\)s"/\1/p' "$scen")
   for ((r = 0; r < REPEATS; r++)); do
-    if [[ -n $NS3 ]]; then
-      ns3=$(cpu "$NS3" --flows="$n" --bottleneckBw=155Mbps --bottleneckDelay=30ms \
-        --accessBw=10Mbps --minAccessDelay=1ms --maxAccessDelay=200ms --queueLimitPackets=600 \
-        --duration="$DURATION" --warmup="$warmup" --sack="$sack" --segmentSize=958 \
-        --minRto=200ms --initialCwnd=2)
-    else
-      program=$("${AQMLAB%/aqmlab}/python" bench/ns3_runfile.py "$scen" "$tmp/run.txt")
-      ns3=$(cpu "$program" --run="$tmp/run.txt")
-    fi
+    ns3=$(cpu "$NS3" --flows="$n" --bottleneckBw=155Mbps --bottleneckDelay=30ms --accessBw=10Mbps \
+      --minAccessDelay=1ms --maxAccessDelay=200ms --queueLimitPackets=600 \
+      --duration="$DURATION" --warmup="$warmup" --sack="$sack" --segmentSize=958 \
+      --minRto=200ms --initialCwnd=2)
     u3=$(field utilisation)
     ours=$(cpu "$AQMLAB" run "$scen" --json --no-plots --out "$tmp/run")
     uo=$(field utilisation)

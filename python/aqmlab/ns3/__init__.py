@@ -124,31 +124,17 @@ def flows_of(doc: dict[str, Any], flows: dict[str, list[Any]]) -> list[translate
     ]
 
 
-def _aqmlab_run(
-    scenario: ScenarioLike, seed: int | None, set: Overrides
-) -> tuple[dict[str, Any], Any, float, str]:
-    """aqmlab's run of the scenario: the resolved document, the results, its CPU seconds and
-    the run file of the same flows for the ns-3 program."""
+def run_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> SeedRun:
+    """Both simulators on one seed."""
     text = api.prepare(scenario, set=set, seed=seed)[0]
     doc = tomllib.loads(api.validate(text))
     translate.check(doc)
     before = time.thread_time()
     res = api.run(text)  # in this thread, GIL released: thread time is its CPU time
     cpu = time.thread_time() - before
-    flows = flows_of(doc, res.flows.to_pydict())
-    return doc, res, cpu, translate.translate(doc, flows, seed=int(doc["seed"]))
-
-
-def run_file(scenario: ScenarioLike, *, seed: int | None = None, set: Overrides = None) -> str:
-    """The ns-3 run file of ``scenario`` (aqmlab runs it once to resolve the flows)."""
-    return _aqmlab_run(scenario, seed, set)[3]
-
-
-def run_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> SeedRun:
-    """Both simulators on one seed."""
-    doc, res, cpu, run_file = _aqmlab_run(scenario, seed, set)
     aq = aqmlab_metrics(res, timeouts_after_ecn=True)
     ft = res.flows.to_pydict()
+    run_file = translate.translate(doc, flows_of(doc, ft), seed=seed)
     nr = run_program(run_file)
     return SeedRun(
         seed=seed,

@@ -265,8 +265,8 @@ def tcp_defaults(groups: list[dict[str, Any]]) -> list[tuple[str, str]]:
         # (the core requires `ecn = true` with cc = "dctcp", as TcpDctcp always negotiates it)
         ("ns3::TcpSocketBase::UseEcn", "On" if t.get("ecn") else "Off"),
         ("ns3::TcpSocket::SegmentSize", str(mss - HEADERS)),
-        ("ns3::TcpSocket::SndBufSize", str(1 << 26)),
-        ("ns3::TcpSocket::RcvBufSize", str(1 << 26)),
+        ("ns3::TcpSocket::SndBufSize", str(1 << 24)),
+        ("ns3::TcpSocket::RcvBufSize", str(1 << 24)),
     ]
     mapped: dict[str, Callable[[Any], list[tuple[str, str]]]] = {
         "initial_window": lambda v: [("ns3::TcpSocket::InitialCwnd", str(int(v)))],
