@@ -447,7 +447,7 @@ impl Sender {
         let c = &mut self.conn;
         let ack = pkt.ack;
         let newly = ack - c.snd_una;
-        self.recovery.on_cumulative_ack(newly);
+        self.recovery.on_cumulative_ack(c, newly);
         c.snd_una = ack;
         if c.snd_nxt < ack {
             c.snd_nxt = ack;
@@ -497,6 +497,11 @@ impl Sender {
                     w.cwnd
                 }
             };
+            if c.model == TcpModel::Ns2 && matches!(self.recovery, AnyRecovery::Sack(_)) {
+                // ns-2 Sack1 forgets the recovery point on leaving (`recover_ = 0`): the next
+                // duplicate ACKs or ECN-Echo are a new signal whatever they acknowledge.
+                c.recover = 0;
+            }
         } else {
             c.dupacks = 0;
             // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
@@ -627,7 +632,7 @@ impl Sender {
         c.last_response = Response::Timeout;
         c.cwr_pending = c.ecn;
         c.recover = c.snd_max;
-        self.recovery.on_timeout();
+        self.recovery.on_timeout(c);
         c.rtt.back_off();
         c.snd_nxt = c.snd_una;
         self.send_much(now, emit);
@@ -1167,6 +1172,88 @@ mod tests {
             .filter(|p| p.seq != 100 && w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
             .count();
         assert_eq!(resent_others, 0);
+    }
+
+    #[test]
+    fn ns2_sack_timeout_forgets_the_scoreboard() {
+        // The case above under `tcp.model = "ns2"`: ns-2's Sack1 clears its scoreboard on a
+        // timeout and on each new ACK outside recovery, so go-back-N resends SACKed segments.
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            initial_ssthresh: 16,
+            model: TcpModel::Ns2,
+            ..TcpConfig::default()
+        };
+        // Two holes, 100 and 105, and both retransmissions lost: after the timeout the ACK of
+        // 100's resend is new and leaves 105 missing, with 106.. SACKed.
+        let resent_sacked = |model: TcpModel| {
+            let cfg = TcpConfig {
+                model,
+                ..cfg.clone()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            let mut tx = [0u32; 2];
+            w.fate = Box::new(move |p, _| match p.seq {
+                100 | 105 => {
+                    let n = &mut tx[usize::from(p.seq == 105)];
+                    *n += 1;
+                    if *n <= 2 {
+                        Fate::Drop
+                    } else {
+                        Fate::Pass
+                    }
+                }
+                _ => Fate::Pass,
+            });
+            w.start(None);
+            w.run_until(at(3_000));
+            assert_eq!(w.sender.stats().timeouts, 1, "{model:?}");
+            w.sent
+                .iter()
+                .filter(|p| p.seq != 100 && p.seq != 105)
+                .filter(|p| w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+                .count()
+        };
+        assert_eq!(resent_sacked(TcpModel::Rfc), 0);
+        assert!(
+            resent_sacked(TcpModel::Ns2) > 0,
+            "go-back-N skipped SACKed segments"
+        );
+    }
+
+    #[test]
+    fn ns2_sack_rearms_the_timer_on_the_first_partial_ack_only() {
+        // Four holes in one window: each retransmission brings a partial ACK. RFC 6675 (RFC 6298
+        // rule 5.3) restarts the timer on every one; ns-2's Sack1 on the first only.
+        let deadlines = |model: TcpModel| {
+            let cfg = TcpConfig {
+                variant: Variant::Sack,
+                initial_ssthresh: 32,
+                model,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            // 1 Mbps: the retransmissions, and so their partial ACKs, are 8 ms apart.
+            w.rate_bps = Some(1_000_000);
+            w.drop_first_tx_of(&[200, 204, 208, 212]);
+            w.start(None);
+            let mut seen = Vec::new();
+            let mut partial = 0;
+            while w.step(at(5_000)) {
+                let p = w.sender.stats().partial_acks;
+                if p > partial {
+                    partial = p;
+                    seen.push(w.sender.next_timer().unwrap());
+                }
+            }
+            assert_eq!(w.sender.stats().timeouts, 0);
+            seen
+        };
+        let ns2 = deadlines(TcpModel::Ns2);
+        let rfc = deadlines(TcpModel::Rfc);
+        assert!(ns2.len() >= 3 && rfc.len() >= 3, "{ns2:?} {rfc:?}");
+        assert!(ns2.windows(2).all(|p| p[0] == p[1]), "{ns2:?}");
+        assert!(rfc.windows(2).all(|p| p[0] < p[1]), "{rfc:?}");
     }
 
     #[test]
