@@ -29,7 +29,6 @@ use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 use super::super::sender::Conn;
-use super::super::TcpModel;
 use super::Recovery;
 
 #[derive(Clone, Debug, Default)]
@@ -122,9 +121,10 @@ impl Scoreboard {
 /// window to the retransmission timer as RFC 6675 without its rescue rule does (tracing both on
 /// the demo dumbbell: 56 % more timeouts with `DupThresh`, within the seed spread with 1).
 fn lost_threshold(conn: &Conn) -> u32 {
-    match conn.model {
-        TcpModel::Rfc => conn.dupack_threshold,
-        TcpModel::Ns2 => 1,
+    if conn.behave.sack.lost_after_one_sacked {
+        1
+    } else {
+        conn.dupack_threshold
     }
 }
 
@@ -188,7 +188,7 @@ impl Recovery for Sack {
     }
 
     fn on_cumulative_ack(&mut self, conn: &Conn, n: u64) {
-        if conn.model == TcpModel::Ns2 && !conn.in_recovery {
+        if conn.behave.sack.scoreboard_cleared && !conn.in_recovery {
             // ns-2 Sack1: a new ACK outside fast recovery clears the scoreboard and
             // `firstpartial_` (it does not record this ACK's blocks).
             self.board.clear();
@@ -207,7 +207,7 @@ impl Recovery for Sack {
     /// ns-2 Sack1 (`tcp.model = "ns2"`): the `dupack_threshold`-th duplicate ACK only.
     fn loss_detected(&self, conn: &Conn) -> bool {
         conn.dupacks == conn.dupack_threshold
-            || (conn.model == TcpModel::Rfc
+            || (conn.behave.sack.early_entry
                 && conn.dupacks < conn.dupack_threshold
                 && self.board.count >= conn.dupack_threshold as u64)
     }
@@ -240,7 +240,7 @@ impl Recovery for Sack {
         emit: &mut F,
     ) -> bool {
         conn.stats.partial_acks += 1;
-        if conn.model == TcpModel::Rfc || !self.first_partial_seen {
+        if !conn.behave.sack.first_partial_ack_rearms_only || !self.first_partial_seen {
             self.first_partial_seen = true;
             conn.arm_timer(now);
         }
@@ -250,7 +250,7 @@ impl Recovery for Sack {
 
     fn on_timeout(&mut self, conn: &Conn) {
         self.high_rxt = 0;
-        if conn.model == TcpModel::Ns2 {
+        if conn.behave.sack.scoreboard_cleared {
             // ns-2 Sack1 `timeout()`: `ClearScoreBoard()`.
             self.board.clear();
         }
