@@ -500,8 +500,6 @@ def _connect_dask(address: str, deadline: float = DASK_CONNECT_DEADLINE) -> Any:
     caller gave up is closed by that thread."""
     import asyncio
 
-    from distributed import Client
-
     box: dict[str, Any] = {}
     gave_up = threading.Event()
 
@@ -511,6 +509,10 @@ def _connect_dask(address: str, deadline: float = DASK_CONNECT_DEADLINE) -> Any:
                 _probe_tcp(address)
             else:
                 asyncio.run(asyncio.wait_for(_probe_comm(address), deadline))
+            # Imported only once the address answered as a scheduler: importing distributed
+            # takes seconds on a busy machine, which a wrong address should not wait for.
+            from distributed import Client
+
             client = Client(address, timeout=deadline)
         except BaseException as e:  # reported by the caller, in its thread
             box["err"] = e
@@ -561,16 +563,16 @@ def _submit_dask(
 ) -> tuple[Callable[[str, str], Any], _Close]:
     """Submits to a Dask cluster: ``scheduler`` is an address or a ``distributed.Client``
     (then left open for its owner)."""
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - depends on the optional extra
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:  # the optional extra
         raise scenario_error(
             "--scheduler", str(scheduler), "dask.distributed installed: pip install 'aqmlab[dask]'"
-        ) from None
-    if isinstance(scheduler, Client):
+        )
+    if not isinstance(scheduler, str):  # a Client (distributed is imported by its owner)
         client, close = scheduler, (lambda abort: None)
     else:
-        address = str(scheduler)
+        address = scheduler
         _check_address(address)
         client = _connect_dask(address)
         close = lambda abort: client.close()  # noqa: E731
