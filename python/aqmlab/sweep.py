@@ -48,6 +48,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
 import threading
@@ -425,7 +426,18 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Clo
     )
 
     def submit(text: str, run_dir: str) -> Future[str]:
-        return pool.submit(run_one, text, run_dir)
+        # The pool starts its workers inside submit. They are started with SIGINT blocked (the
+        # mask survives exec), so a Ctrl-C at the terminal, which reaches the whole process
+        # group, is handled once, by this process, which terminates them; a worker still
+        # importing would otherwise print a KeyboardInterrupt traceback of its own. Blocked,
+        # not ignored: a Ctrl-C in this moment is delivered here when it is unblocked.
+        if threading.current_thread() is not threading.main_thread():
+            return pool.submit(run_one, text, run_dir)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return pool.submit(run_one, text, run_dir)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def close(abort: bool) -> None:
         if abort:
