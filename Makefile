@@ -64,13 +64,15 @@ test-py: dev ## pytest (API, CLI, bad input, determinism, every scenario file)
 
 # Two figures per dumbbell: the plain `bench` example (comparable with earlier rows of
 # docs/performance.md), then the installed extension, which is what `aqmlab run` and the API use
-# (profile-guided when tools/pgo.sh could build it so), timed around `_core.run` alone.
+# (profile-guided when tools/pgo.sh could build it so), timed around `_core.run` alone. Last,
+# the per-flow delay statistics' share: the same run with and without them, as a ratio.
 bench: setup ## bottleneck packets per CPU-second on the 155 Mbps dumbbells, 100 and 400 flows
-	$(CARGO) build --release -p aqmlab-core --example bench
+	$(CARGO) build --release -p aqmlab-core --example bench --example flow_delay_cost
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_400flows.toml 3
+	./target/release/examples/flow_delay_cost bench/scenarios/dumbbell_155mbps_400flows.toml 3
 
 bench-scaling: ## packets per CPU-second, 10..10^4 flows x 10 Mbps..10 Gbps, into docs/performance.md
 	$(CARGO) build --release -p aqmlab-core --example scaling

@@ -76,7 +76,13 @@ def run_core(
     been written yet, so an interrupted run leaves nothing behind."""
     control = control if control is not None else _core.RunControl()
     if threading.current_thread() is not threading.main_thread():
-        return _core.run(text, control)
+        with _in_flight_lock:
+            _in_flight.add(control)
+        try:
+            return _core.run(text, control)
+        finally:
+            with _in_flight_lock:
+                _in_flight.discard(control)
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -103,6 +109,21 @@ def run_core(
     if "err" in box:
         raise box["err"]
     return box["raw"]
+
+
+#: The simulations running in threads other than the main one (``run_core``), so that whoever
+#: handles an interrupt in the main thread can stop them: :func:`cancel_in_flight`.
+_in_flight: set[_core.RunControl] = set()
+_in_flight_lock = threading.Lock()
+
+
+def cancel_in_flight() -> None:
+    """Cancels every simulation running in a thread other than the main one (a crosscheck's or
+    a thread pool's runs): each stops within a few thousand events and raises
+    ``_core.Cancelled`` in its thread."""
+    with _in_flight_lock:
+        for control in _in_flight:
+            control.cancel()
 
 
 def run_many(texts: list[str], workers: int) -> list[Any]:

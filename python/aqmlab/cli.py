@@ -273,9 +273,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
+        if argv is None:  # the command line, not a caller in this process
+            _exit_now(130)
         return 130
     finally:
         warnings.showwarning = shown
+
+
+def _exit_now(code: int) -> None:
+    """Ends the process at once, unless it has child processes to reap: everything the command
+    wrote was completed or removed on the way here (atomic directories), and the interpreter's
+    own exit would join pool threads and tear down pandas and pyarrow, up to a second on a
+    loaded machine after Ctrl-C."""
+    import contextlib
+    import multiprocessing
+
+    if multiprocessing.active_children():
+        return  # a sweep's pool workers: the interpreter's exit joins them and frees their locks
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(code)
 
 
 def _show_warning(message: Warning | str, *_: object, **__: object) -> None:

@@ -157,11 +157,43 @@ def headline(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _groups(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+#: A run's per-group columns on its page: summary key (dotted into ``transfers``) -> header.
+GROUP_COLUMNS = {
+    "flows": "flows",
+    "goodput_mbps": "goodput (Mbps)",
+    "mean_goodput_mbps": "mean per flow (Mbps)",
+    "jain_index": "Jain index",
+    "drops": "drops",
+    "marks": "ECN marks",
+    "transfers.count": "transfers",
+    "transfers.mean_s": "transfer mean (s)",
+}
+
+
+def _groups(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     groups = summary.get("groups")
     if not isinstance(groups, Mapping) or not groups:
-        return []
-    return [{"group": g, **v} for g, v in groups.items() if isinstance(v, Mapping)]
+        return None
+    entries = {g: v for g, v in groups.items() if isinstance(v, Mapping)}
+    # Transfer columns only when some group had web transfers.
+    keys = [
+        k
+        for k in GROUP_COLUMNS
+        if "." not in k or any(k.split(".")[0] in v for v in entries.values())
+    ]
+    return {
+        "columns": ["group", *(GROUP_COLUMNS[k] for k in keys)],
+        "rows": [[g, *(_dotted(v, k) for k in keys)] for g, v in entries.items()],
+    }
+
+
+def _dotted(entry: Mapping[str, Any], key: str) -> Any:
+    """``entry[a][b]`` for ``"a.b"``, ``entry[key]`` otherwise; ``None`` where absent."""
+    head, _, stat = key.partition(".")
+    v = entry.get(head)
+    if not stat:
+        return v
+    return v.get(stat) if isinstance(v, Mapping) else None
 
 
 def _links(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -194,12 +226,7 @@ def _flows(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     for f in flows:
         if not isinstance(f, Mapping):
             continue
-        row = []
-        for key in FLOW_COLUMNS:
-            group, _, stat = key.partition(".")
-            v = f.get(group)
-            row.append(v.get(stat) if stat and isinstance(v, Mapping) else (None if stat else v))
-        rows.append(row)
+        rows.append([_dotted(f, key) for key in FLOW_COLUMNS])
     return {"columns": list(FLOW_COLUMNS.values()), "rows": rows}
 
 
@@ -210,7 +237,7 @@ def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> s
         title=f"aqmlab run: {summary.get('scenario') or run_dir.name}",
         seed=summary.get("seed", ""),
         headline=headline(summary),
-        groups=_records(_groups(summary)),
+        groups=_groups(summary),
         flows=_flows(summary),
         links=_records(_links(summary)),
         figures=_figures([(run_dir / name, caption) for name, caption in RUN_FIGURES]),

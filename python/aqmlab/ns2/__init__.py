@@ -215,8 +215,15 @@ def crosscheck(
     base = int(resolved.get("seed", 1))
     seed_list = list(range(base, base + seeds)) if isinstance(seeds, int) else list(seeds)
     workers = jobs or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         runs = list(pool.map(lambda s: run_seed(doc, s, trace_flows=trace_flows), seed_list))
+    except BaseException:  # Ctrl-C, SIGTERM: stop both simulators' runs in flight at once
+        api.cancel_in_flight()
+        ns2.terminate_running()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     rows = table.table([r.aqmlab for r in runs], [r.other for r in runs], side=BACKEND.key)
     cc = CrossCheck(
         name=resolved.get("name") or name,

@@ -175,8 +175,14 @@ def crosscheck(
     base = int(resolved.get("seed", 1))
     seed_list = list(range(base, base + seeds)) if isinstance(seeds, int) else list(seeds)
     workers = jobs or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         runs = list(pool.map(lambda s: run_seed(doc, s), seed_list))
+    except BaseException:  # Ctrl-C, SIGTERM: stop aqmlab's runs in flight at once (ns-3's
+        api.cancel_in_flight()  # children share the terminal's process group and get the signal)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     rows = table.table([r.aqmlab for r in runs], [r.other for r in runs], side=BACKEND.key)
     cc = CrossCheck(
         name=resolved.get("name") or name, seeds=seed_list, rows=rows, runs=runs, backend=BACKEND
