@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Verdict};
 use crate::error::ScenarioError;
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -31,8 +31,8 @@ impl Aqm for DropTail {
     ) -> Verdict {
         Verdict::Pass
     }
-    fn fifo_arithmetic(&self) -> bool {
-        true
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Plain
     }
 }
 
@@ -79,16 +79,17 @@ mod tests {
         assert_eq!(q.stats().drops(), 2);
     }
 
-    /// The link picks FIFO arithmetic by the qdisc's capability: DropTail has it, and no
-    /// algorithm that decides anything claims it (its verdicts would be skipped).
+    /// The link picks FIFO arithmetic by the qdisc's capability, and skips the glue only for
+    /// a plain FIFO: DropTail is the one algorithm that decides nothing.
     #[test]
-    fn only_a_plain_fifo_offers_fifo_arithmetic() {
+    fn only_droptail_is_a_plain_fifo() {
         let ctx = test_support::ctx(BufferLimit::Packets(50), 10_000_000);
         for kind in AqmConfig::KINDS {
             let mut t = toml::Table::new();
             t.insert("kind".into(), (*kind).into());
-            let q = AqmConfig::from_table(t).expect("defaults are valid").build(&ctx);
-            assert_eq!(q.fifo_arithmetic(), *kind == "droptail", "{kind}");
+            let mut q = AqmConfig::from_table(t).expect("defaults are valid").build(&ctx);
+            let plain = q.arithmetic().is_some_and(|a| a.plain());
+            assert_eq!(plain, *kind == "droptail", "{kind}");
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::key_docs::{self, KeyDoc};
 use crate::qdisc::{BufferLimit, Qdisc};
 use crate::time::SimDuration;
 
-pub use crate::qdisc::{Aqm, QueueView, Reason, Verdict};
+pub use crate::qdisc::{Aqm, FifoArithmetic, QueueView, Reason, Verdict};
 
 pub(crate) mod red_core;
 #[cfg(test)]

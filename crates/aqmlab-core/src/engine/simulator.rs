@@ -129,12 +129,18 @@ impl World {
         &self.links[self.bottleneck as usize]
     }
 
-    /// Brings every observed link's counters and delay histogram up to `now` (see
-    /// `Link::settle`): before a measurement clears a histogram, and before final results.
+    /// Brings every FIFO-arithmetic link's glue (its algorithm, counters and delay histogram)
+    /// up to `now` (see `Link::settle`): before a measurement clears a histogram, and before
+    /// final results.
     pub fn settle_links(&mut self) {
         for l in &mut self.links {
             l.settle(self.now, &self.pipes);
         }
+    }
+
+    /// `settle_links` for the measured link alone (before its algorithm's probes are read).
+    pub fn settle_bottleneck(&mut self) {
+        self.links[self.bottleneck as usize].settle(self.now, &self.pipes);
     }
 }
 
@@ -185,9 +191,9 @@ pub struct Simulator<O: Observer> {
     next_packet_id: u64,
     scratch: Vec<Packet>,
     qdisc_armed: Vec<Option<SimTime>>,
-    /// Per link: queued mode (a qdisc whose timers must be polled after each packet event),
-    /// as opposed to FIFO arithmetic.
-    queued: Vec<bool>,
+    /// Per link: whether its qdisc sees packets (queued, or FIFO arithmetic through the
+    /// glue), so its timer must be polled after each packet event.
+    polls: Vec<bool>,
     processed: u64,
     observer: O,
 }
@@ -223,11 +229,7 @@ impl<O: Observer> Simulator<O> {
                 }
             }
         }
-        let queued = world
-            .links
-            .iter()
-            .map(|l| !l.is_arithmetic_fifo())
-            .collect();
+        let polls = world.links.iter().map(|l| l.polls_qdisc()).collect();
         let routes = Routes::new(&world.flows);
         for (t, id) in observer.start(&world) {
             events.push(t, Ev::Observer(id));
@@ -249,7 +251,7 @@ impl<O: Observer> Simulator<O> {
             next_packet_id: 0,
             scratch: Vec::new(),
             qdisc_armed,
-            queued,
+            polls,
             processed: 0,
             observer,
         }
@@ -309,9 +311,7 @@ impl<O: Observer> Simulator<O> {
                     self.world.links[l as usize].on_tx_done(now, &mut self.world.pipes);
                 self.schedule(l, arrival);
                 self.schedule(l, next_done);
-                if self.queued[l as usize] {
-                    self.poll_qdisc_timer(l);
-                }
+                self.poll_qdisc_timer(l);
             }
             Ev::Arrive(l) => {
                 let pipes = &mut self.world.pipes;
@@ -331,7 +331,7 @@ impl<O: Observer> Simulator<O> {
                 }
                 let link = &mut self.world.links[li];
                 if link.qdisc.next_timer().is_some_and(|t| t <= now) {
-                    link.qdisc.on_timer(now, &mut link.rng);
+                    link.on_qdisc_timer(now, &self.world.pipes);
                 }
                 self.poll_qdisc_timer(l);
             }
@@ -463,6 +463,9 @@ impl<O: Observer> Simulator<O> {
         if link.takes_nodes() {
             let next = link.offer_node(self.world.now, node, &mut self.world.pipes);
             self.schedule(l, next);
+            if self.polls[l as usize] {
+                self.poll_qdisc_timer(l);
+            }
             return;
         }
         let pkt = self.world.pipes.release(node);
@@ -474,10 +477,10 @@ impl<O: Observer> Simulator<O> {
         let fi = pkt.flow as usize;
         let now = self.world.now;
         if let Some(l) = self.routes.link(fi, pkt.kind == PacketKind::Ack, hop) {
-            let queued = self.queued[l as usize];
+            let polls = self.polls[l as usize];
             let next = self.world.links[l as usize].offer(now, pkt, &mut self.world.pipes);
             self.schedule(l, next);
-            if queued {
+            if polls {
                 self.poll_qdisc_timer(l);
             }
             return;

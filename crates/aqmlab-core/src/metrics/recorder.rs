@@ -102,6 +102,8 @@ impl Observer for Recorder {
     fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime> {
         match timer {
             SAMPLE => {
+                // The algorithm's probes after every departure up to now (FIFO arithmetic).
+                world.settle_bottleneck();
                 self.sample(world);
                 Some(world.now + self.sample_interval)
             }

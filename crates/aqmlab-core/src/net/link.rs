@@ -9,29 +9,30 @@
 //! - **Queued** (any qdisc, random loss): the qdisc holds waiting packets; a transmitter event
 //!   (`TxDone`) per packet dequeues the next one. Every AQM bottleneck, and any lossy link,
 //!   uses it.
-//! - **FIFO arithmetic** (every lossless link whose qdisc is a plain FIFO, which it says by
-//!   `Qdisc::fifo_arithmetic`: DropTail's access, sink and reverse links, and the bottleneck
-//!   when it is DropTail): a FIFO's departure times are known at arrival
-//!   (`start = max(now, busy_until)`), so the packet goes straight into the pipe with its
-//!   arrival time at the far end, and no transmitter event or qdisc call is needed. The queue
-//!   length at any instant is the number of piped packets whose transmission has not started,
-//!   which is what the DropTail overflow check uses. Departure times, drops and counters are
-//!   identical to the queued model of the same FIFO.
+//! - **FIFO arithmetic** (every lossless link whose qdisc decides only at arrival, which it
+//!   offers by `Qdisc::arithmetic`: DropTail's access, sink and reverse links, and a DropTail,
+//!   RED-family, Chablis, SFRED, SFB or GREEN bottleneck): a FIFO's departure times are known
+//!   at arrival (`start = max(now, busy_until)`), so the packet goes straight into the pipe
+//!   with its arrival time at the far end, and no transmitter event is needed. The queue length
+//!   at any instant is the number of piped packets whose transmission has not started.
 //!
-//! An **observed** FIFO-arithmetic link (the measured link, a topology's declared links) also
-//! keeps what the queued model's qdisc would have counted: per-flow arrivals and drops, the
-//! queue-length integral, and each packet's sojourn for the delay histogram, recorded when the
-//! cursor over its pipe passes a packet whose transmission has started. Its cursor never skips
-//! a packet (an unobserved link's may jump to the pipe's head or tail), so these are exact.
+//! On a FIFO-arithmetic link the qdisc glue still decides and counts (`qdisc::ArithmeticQueue`):
+//! each arrival is admitted by it with the queue at that instant, and a cursor over the pipe
+//! (the first packet whose transmission has not started) passes every packet, in order, to it
+//! as the packet's transmission starts, and reports the end of each busy period. The cursor
+//! moves forward to `now` before anything else reaches the algorithm (an arrival, its timer,
+//! a sample), so the algorithm sees its calls in time order, as on the queued path. The one
+//! exception is a plain tail-drop FIFO on a link nobody reads per flow (a dumbbell's host
+//! links): it bypasses the glue, keeps three aggregate counters here, and its cursor may jump
+//! to the pipe's head or tail.
 
 use std::borrow::Cow;
 
-use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::net::packet_trace::PacketTrace;
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
-use crate::qdisc::Reason;
+use crate::qdisc::{ArithmeticQueue, Backlog, Outcome, Reason};
 use crate::qdisc::{BufferLimit, FlowCounters, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
@@ -66,16 +67,19 @@ struct Fifo {
     popped: u64,
     cursor: u64,
     cursor_node: NodeRef,
-    /// Keeps `Observed` up to date (its cursor then passes every packet one by one).
-    observed: bool,
+    /// The qdisc glue admits, counts and sees every departure (`qdisc::ArithmeticQueue`); the
+    /// cursor then passes every packet one by one and `Observed` is kept. False only for a
+    /// plain FIFO nobody reads per flow.
+    glue: bool,
+    /// The end of the last busy period was reported to the glue (or nothing was ever sent).
+    idle_reported: bool,
 }
 
-/// What an observed FIFO-arithmetic link counts besides `Fifo`'s aggregates: what the queued
-/// model's qdisc and queue integral would hold. "Started" sums cover the packets the cursor has
-/// passed; a read at `now` adds those started since (`Link::view`).
+/// What a FIFO-arithmetic link that goes through the glue sums over the packets its cursor
+/// passed: the bytes still waiting and the queue integral the queued model would hold. A read
+/// at `now` adds those started since (`Link::view`).
 #[derive(Default)]
 struct Observed {
-    per_flow: DenseFlowMap<FlowCounters>,
     started: Started,
     /// Σ enqueue time over all enqueued packets, ns: the waiting packets' part of the queue
     /// integral at `now` is `waiting·now − (enqueued_at − started.at)`.
@@ -92,9 +96,11 @@ struct Started {
     at: u128,
 }
 
-/// Walks an observed FIFO's pipe from its cursor past every packet whose transmission started
-/// at or before `now`, adding each to `sums` and passing it with its start time to `each`;
-/// returns the new cursor (entry number, slab node). Start times increase along the pipe.
+/// Walks a glue FIFO's pipe from its cursor past every packet whose transmission started at or
+/// before `now`, adding each to `sums` and passing it to `each` with its start time and the
+/// queue behind it; returns the new cursor (entry number, slab node). Start times increase
+/// along the pipe, and every packet behind the one passed arrived before it started (an
+/// arrival moves the cursor first), so the queue behind it is the rest of the pipe.
 #[inline]
 fn pass_started(
     f: &Fifo,
@@ -102,7 +108,7 @@ fn pass_started(
     pipes: &PipeSlab,
     now: SimTime,
     sums: &mut Started,
-    mut each: impl FnMut(SimTime, &Packet),
+    mut each: impl FnMut(SimTime, &Packet, Backlog),
 ) -> (u64, NodeRef) {
     let (mut cursor, mut node) = (f.cursor, f.cursor_node);
     while cursor < f.pushed {
@@ -118,8 +124,12 @@ fn pass_started(
         sums.bytes += pkt.size_bytes as u64;
         sums.wait += (start.0 - pkt.enqueued.0) as u128;
         sums.at += pkt.enqueued.0 as u128;
-        each(start, pkt);
         cursor += 1;
+        let rest = Backlog {
+            pkts: (f.pushed - cursor) as usize,
+            bytes: f.enqueued_bytes - sums.bytes,
+        };
+        each(start, pkt, rest);
         node = pipes.next(node);
     }
     (cursor, node)
@@ -203,7 +213,8 @@ pub struct Link {
     pub delay: SimDuration,
     pub to: NodeId,
     pub role: LinkRole,
-    /// The egress qdisc (queued mode; unused in FIFO-arithmetic mode).
+    /// The egress qdisc: it holds the waiting packets in queued mode, and decides and counts
+    /// through `Qdisc::arithmetic` in FIFO-arithmetic mode (unused by a bypassing plain FIFO).
     pub qdisc: Box<dyn Qdisc>,
     /// The qdisc's random stream.
     pub rng: SimRng,
@@ -227,7 +238,7 @@ pub struct Link {
     /// Sojourn times of departing packets go to this hook when set (bottleneck only).
     pub on_depart: Option<fn(&mut crate::metrics::DelayHistogram, SimTime, &Packet)>,
     pub delay_hist: crate::metrics::DelayHistogram,
-    /// Observed FIFO-arithmetic mode's counters (empty otherwise).
+    /// A glue FIFO's sums over the packets its cursor passed (empty otherwise).
     obs: Observed,
     /// The per-packet event log of a traced link (`trace.links`). In observed FIFO-arithmetic
     /// mode departures are logged when the cursor passes them, stamped with their start.
@@ -236,18 +247,22 @@ pub struct Link {
 
 impl Link {
     /// A link as `spec` describes it, with its built qdisc and its two random streams.
-    /// `arithmetic_fifo`: use FIFO-arithmetic mode if the link is lossless (the caller checks the
-    /// qdisc's capability, `Qdisc::fifo_arithmetic`); `observed`: keep per-flow counters, the
-    /// queue integral and sojourn times in that mode (a link the results report on).
+    /// `arithmetic_fifo`: use FIFO-arithmetic mode if the link is lossless and the qdisc offers
+    /// it (`Qdisc::arithmetic`); `observed`: a link the results report on (per-flow counters,
+    /// the queue integral and sojourns), which a plain FIFO then keeps through the glue too.
     pub fn new(
         spec: &LinkSpec,
-        qdisc: Box<dyn Qdisc>,
+        mut qdisc: Box<dyn Qdisc>,
         rng: SimRng,
         loss_rng: SimRng,
         arithmetic_fifo: bool,
         observed: bool,
     ) -> Link {
-        let fifo = (arithmetic_fifo && spec.loss == 0.0).then_some(Fifo {
+        let plain = match qdisc.arithmetic() {
+            Some(a) if arithmetic_fifo && spec.loss == 0.0 => Some(a.plain()),
+            _ => None,
+        };
+        let fifo = plain.map(|plain| Fifo {
             limit: spec.buffer,
             busy_until: SimTime::ZERO,
             ns_per_byte: exact_ns_per_byte(spec.rate_bps),
@@ -258,7 +273,8 @@ impl Link {
             popped: 0,
             cursor: 0,
             cursor_node: NodeRef::NONE,
-            observed,
+            glue: observed || !plain,
+            idle_reported: true,
         });
         Link {
             to: spec.to,
@@ -308,11 +324,27 @@ impl Link {
         }
     }
 
-    /// The algorithm's internal variables (none in FIFO-arithmetic mode: DropTail has none).
+    /// The algorithm's internal variables (call `settle` first on a FIFO-arithmetic link, so
+    /// that the algorithm has seen every departure up to now).
     pub fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        if self.fifo.is_none() {
-            self.qdisc.probe(out);
+        self.qdisc.probe(out);
+    }
+
+    /// The qdisc's timer fired at `now` (its deadline has come): a FIFO-arithmetic link first
+    /// passes the algorithm every departure up to `now`, then gives it the queue at `now`.
+    pub fn on_qdisc_timer(&mut self, now: SimTime, pipes: &PipeSlab) {
+        if self.fifo.as_ref().is_some_and(|f| f.glue) {
+            let q = self.fifo_backlog(now, pipes);
+            glue(&mut self.qdisc).timer(now, q);
+        } else if self.fifo.is_none() {
+            self.qdisc.on_timer(now, &mut self.rng);
         }
+    }
+
+    /// Whether the simulator must ask the qdisc for its next timer after each packet: every
+    /// link whose qdisc sees packets (all but a bypassing plain FIFO).
+    pub fn polls_qdisc(&self) -> bool {
+        self.fifo.as_ref().is_none_or(|f| f.glue)
     }
 
     /// Offers a packet to the link's egress.
@@ -337,11 +369,8 @@ impl Link {
 
     #[inline]
     fn offer_fifo(&mut self, now: SimTime, mut pkt: Packet, pipes: &mut PipeSlab) -> Next {
-        let admitted = self.admit_fifo(now, pkt.size_bytes, pkt.flow, pipes);
-        if let Some(tr) = self.trace.as_deref_mut() {
-            tr.arrival(now, admitted.is_some(), &pkt);
-        }
-        let Some(arrival) = admitted else {
+        let q = self.fifo_backlog(now, pipes);
+        let Some(arrival) = self.admit_fifo(now, q, &mut pkt) else {
             return Next::Nothing;
         };
         pkt.enqueued = now;
@@ -361,64 +390,69 @@ impl Link {
     /// as `offer` with the packet copied out, without the two copies.
     #[inline]
     pub fn offer_node(&mut self, now: SimTime, node: NodeRef, pipes: &mut PipeSlab) -> Next {
-        let (_, pkt) = pipes.get(node);
-        let (size, flow) = (pkt.size_bytes, pkt.flow);
-        let admitted = self.admit_fifo(now, size, flow, pipes);
-        if let Some(tr) = self.trace.as_deref_mut() {
-            tr.arrival(now, admitted.is_some(), pipes.get(node).1);
-        }
-        let Some(arrival) = admitted else {
+        let q = self.fifo_backlog(now, pipes);
+        // The glue stamps the enqueue time, which only it reads back (sojourns, the queue
+        // integral); every qdisc sets its own, so on a bypassing link the store would be dead.
+        let Some(arrival) = self.admit_fifo(now, q, pipes.packet_mut(node)) else {
             pipes.free(node);
             return Next::Nothing;
         };
-        // Only an observed link reads the enqueue time back (its sojourns and queue integral);
-        // every qdisc sets its own, so elsewhere the store would be dead.
-        if self.obs_on() {
-            pipes.packet_mut(node).enqueued = now;
-        }
         let was_empty = self.pipe.is_empty();
         pipes.append(&mut self.pipe, node, arrival);
         self.piped_fifo(node, arrival, was_empty)
     }
 
-    /// FIFO mode: counts an arriving packet of `size` bytes and decides whether it fits; if it
-    /// does, books its transmission and returns its arrival time at the far end.
+    /// FIFO mode: the queue at `now` (the packets whose transmission has not started), moving
+    /// the cursor forward; a glue link's algorithm is passed every departure up to `now`.
     #[inline]
-    fn admit_fifo(
-        &mut self,
-        now: SimTime,
-        size: u32,
-        flow: FlowId,
-        pipes: &PipeSlab,
-    ) -> Option<SimTime> {
-        let waiting = self.advance_waiting(now, pipes);
-        let waiting_bytes = match self.fifo.as_ref() {
-            Some(f) if f.observed => f.enqueued_bytes - self.obs.started.bytes,
-            Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && waiting > 0 => pipes
+    fn fifo_backlog(&mut self, now: SimTime, pipes: &PipeSlab) -> Backlog {
+        let pkts = self.advance_waiting(now, pipes);
+        let bytes = match self.fifo.as_ref() {
+            Some(f) if f.glue => f.enqueued_bytes - self.obs.started.bytes,
+            Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && pkts > 0 => pipes
                 .iter_from(f.cursor_node)
                 .map(|(_, p)| p.size_bytes as u64)
                 .sum(),
             _ => 0,
         };
+        Backlog { pkts, bytes }
+    }
+
+    /// FIFO mode: decides whether an arrival finds room (a glue link's qdisc decides and
+    /// counts; a bypassing plain FIFO counts here); if it stays, books its transmission and
+    /// returns its arrival time at the far end.
+    #[inline]
+    fn admit_fifo(&mut self, now: SimTime, q: Backlog, pkt: &mut Packet) -> Option<SimTime> {
         let f = self.fifo.as_mut()?;
+        let size = pkt.size_bytes;
         let tx = tx_time(size, self.rate_bps, f.ns_per_byte);
-        // Per-flow counters only where they are read (observed links): on every host link and
-        // the dumbbell's reverse bottleneck they cost a map update per packet for nothing.
-        f.arrival_bytes += size as u64;
-        let overflow = f.limit.would_overflow(waiting, waiting_bytes, size);
-        if f.observed {
-            let c = self.obs.per_flow.entry(flow);
-            c.arrivals += 1;
-            c.drops += overflow as u64;
-            if !overflow {
-                self.obs.enqueued_at += now.0 as u128;
+        let outcome = if f.glue {
+            glue(&mut self.qdisc).admit(now, pkt, q, &mut self.rng)
+        } else {
+            f.arrival_bytes += size as u64;
+            if f.limit.would_overflow(q.pkts, q.bytes, size) {
+                f.overflows += 1;
+                Outcome::Dropped(Reason::Overflow)
+            } else {
+                Outcome::Enqueued
             }
+        };
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.arrival(now, outcome, pkt);
         }
-        if overflow {
-            f.overflows += 1;
+        if let Outcome::Dropped(_) = outcome {
+            // The queued form's transmitter, idle, asks the qdisc for a packet after every
+            // arrival and finds none: the algorithm hears of the idle link again.
+            if f.glue && f.busy_until <= now {
+                glue(&mut self.qdisc).idle(now);
+            }
             return None;
         }
+        if f.glue {
+            self.obs.enqueued_at += now.0 as u128;
+        }
         f.enqueued_bytes += size as u64;
+        f.idle_reported = false;
         let start = now.max(f.busy_until);
         f.busy_until = start + tx;
         Some(f.busy_until + self.delay)
@@ -473,8 +507,8 @@ impl Link {
         let Some(f) = self.fifo.as_mut() else {
             return 0;
         };
-        if f.observed {
-            return self.advance_observed(now, pipes);
+        if f.glue {
+            return self.advance_glue(now, pipes);
         }
         if f.busy_until <= now {
             f.cursor = f.pushed;
@@ -498,17 +532,19 @@ impl Link {
         (f.pushed - f.cursor) as usize
     }
 
-    /// Whether the link is in observed FIFO-arithmetic mode.
+    /// Whether the link is a FIFO-arithmetic link that goes through the glue.
     #[inline]
-    fn obs_on(&self) -> bool {
-        self.fifo.as_ref().is_some_and(|f| f.observed)
+    fn glue_on(&self) -> bool {
+        self.fifo.as_ref().is_some_and(|f| f.glue)
     }
 
-    /// Observed FIFO mode: moves the cursor past every packet whose transmission started at or
-    /// before `now`, one by one, counting each as the queued model counts a dequeue (its bytes,
-    /// its part of the queue integral, its sojourn for the departure hook). Returns the number
-    /// of packets still waiting.
-    fn advance_observed(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
+    /// Glue FIFO mode: moves the cursor past every packet whose transmission started at or
+    /// before `now`, one by one, passing each to the glue as the queued model's transmitter
+    /// dequeues it (its counters, the algorithm's departure bookkeeping), to the sums (its
+    /// bytes, its part of the queue integral) and to the departure hook (its sojourn); then, if
+    /// the link has gone idle by `now`, reports the instant its last transmission ended.
+    /// Returns the number of packets still waiting.
+    fn advance_glue(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
         let Link {
             fifo: Some(f),
             obs,
@@ -517,18 +553,22 @@ impl Link {
             on_depart,
             delay_hist,
             trace,
+            qdisc,
+            rng,
             ..
         } = self
         else {
             return 0;
         };
+        let q = glue(qdisc);
         (f.cursor, f.cursor_node) = pass_started(
             f,
             (*delay, *rate_bps),
             pipes,
             now,
             &mut obs.started,
-            |start, pkt| {
+            |start, pkt, rest| {
+                q.depart(start, pkt, rest, rng);
                 if let Some(hook) = on_depart {
                     hook(delay_hist, start, pkt);
                 }
@@ -537,6 +577,10 @@ impl Link {
                 }
             },
         );
+        if f.cursor == f.pushed && f.busy_until <= now && !f.idle_reported {
+            f.idle_reported = true;
+            q.idle(f.busy_until);
+        }
         (f.pushed - f.cursor) as usize
     }
 
@@ -544,7 +588,7 @@ impl Link {
     /// packets that started since the cursor's last move (few: the cursor moves at every
     /// arrival). On an unobserved link only `waiting` and `waiting_bytes` mean anything.
     fn view(&self, f: &Fifo, now: SimTime, pipes: &PipeSlab) -> QueueAt {
-        if !f.observed {
+        if !f.glue {
             let b = self.backlog(now, pipes);
             return QueueAt {
                 waiting: b.waiting as u64,
@@ -560,7 +604,7 @@ impl Link {
             pipes,
             now,
             &mut started,
-            |_, _| {},
+            |_, _, _| {},
         );
         let waiting = f.pushed - n;
         QueueAt {
@@ -570,12 +614,13 @@ impl Link {
         }
     }
 
-    /// Observed FIFO mode: brings the counters up to `now` (every packet that started by then
-    /// is counted and its sojourn recorded). The engine calls it before an observer clears the
-    /// delay histogram and at the end of the run; elsewhere counters are read through `view`.
+    /// Glue FIFO mode: brings the glue up to `now` (every packet that started by then is
+    /// passed to the algorithm and counted, its sojourn recorded). The engine calls it before
+    /// an observer clears the delay histogram, before a sample reads the algorithm's probes and
+    /// at the end of the run; elsewhere counters are read through `view`.
     pub fn settle(&mut self, now: SimTime, pipes: &PipeSlab) {
-        if self.obs_on() {
-            self.advance_observed(now, pipes);
+        if self.glue_on() {
+            self.advance_glue(now, pipes);
         }
     }
 
@@ -635,10 +680,10 @@ impl Link {
         pipes: &mut PipeSlab,
     ) -> Option<(NodeRef, Option<SimTime>)> {
         if let Some(f) = self.fifo.as_ref() {
-            // An observed link's cursor must pass the head before it leaves (it started long
-            // ago, but no arrival has moved the cursor since).
-            if f.observed && f.cursor == f.popped && f.cursor < f.pushed {
-                self.advance_observed(now, pipes);
+            // A glue link's cursor must pass the head before it leaves (it started long ago,
+            // but no arrival has moved the cursor since).
+            if f.glue && f.cursor == f.popped && f.cursor < f.pushed {
+                self.advance_glue(now, pipes);
             }
         }
         let taken = pipes.unlink_front(&mut self.pipe)?;
@@ -648,10 +693,18 @@ impl Link {
         Some(taken)
     }
 
-    /// The link's queueing counters at `now` (arrivals, drops, marks per reason; per flow in
-    /// queued and observed FIFO mode only: an unobserved FIFO-arithmetic link keeps none).
+    /// The link's queueing counters at `now` (arrivals, drops, marks per reason; per flow
+    /// except on a bypassing plain FIFO, which keeps none). On a glue FIFO they are the glue's,
+    /// with the departures the cursor has not passed yet added.
     pub fn stats(&self, now: SimTime, pipes: &PipeSlab) -> Cow<'_, QdiscStats> {
         match &self.fifo {
+            Some(f) if f.glue => {
+                let v = self.view(f, now, pipes);
+                let mut st = self.qdisc.stats().clone();
+                st.dequeued = st.enqueued - v.waiting;
+                st.dequeued_bytes = f.enqueued_bytes - v.waiting_bytes;
+                Cow::Owned(st)
+            }
             Some(f) => {
                 let v = self.view(f, now, pipes);
                 let mut st = QdiscStats {
@@ -660,7 +713,6 @@ impl Link {
                     enqueued: f.pushed,
                     dequeued: f.pushed - v.waiting,
                     dequeued_bytes: f.enqueued_bytes - v.waiting_bytes,
-                    per_flow: self.obs.per_flow.clone(),
                     ..QdiscStats::default()
                 };
                 st.dropped_before_enqueue[Reason::Overflow as usize] = f.overflows;
@@ -670,11 +722,11 @@ impl Link {
         }
     }
 
-    /// One flow's counters here (zero on an unobserved FIFO-arithmetic link).
+    /// One flow's counters here (zero on a bypassing plain FIFO).
     pub fn flow_counters(&self, flow: FlowId) -> FlowCounters {
         match &self.fifo {
-            Some(_) => self.obs.per_flow.get(flow).copied().unwrap_or_default(),
-            None => self.qdisc.stats().flow_counters(flow),
+            Some(f) if !f.glue => FlowCounters::default(),
+            _ => self.qdisc.stats().flow_counters(flow),
         }
     }
 
@@ -705,7 +757,7 @@ impl Link {
                     enqueued: st.enqueued,
                     dequeued,
                     drops: st.drops(),
-                    marks: 0,
+                    marks: st.marks(),
                     backlog: waiting as u64,
                     in_flight: started as u64,
                     tx_packets: dequeued - b.sending.len() as u64,
@@ -758,6 +810,15 @@ impl Link {
     pub fn is_arithmetic_fifo(&self) -> bool {
         self.fifo.is_some()
     }
+}
+
+/// The glue of a FIFO-arithmetic link's qdisc: present by construction (`Link::new` chose
+/// the mode from it).
+#[inline]
+fn glue(qdisc: &mut Box<dyn Qdisc>) -> &mut dyn ArithmeticQueue {
+    qdisc
+        .arithmetic()
+        .expect("a FIFO-arithmetic link's qdisc offers the interface it was chosen by")
 }
 
 #[cfg(test)]

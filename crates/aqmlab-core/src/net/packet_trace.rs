@@ -91,12 +91,16 @@ impl PacketTrace {
         self.ecn.push(p.ecn);
     }
 
-    /// A FIFO-arithmetic link's arrival: queued, or dropped because the buffer was full.
-    pub fn arrival(&mut self, now: SimTime, admitted: bool, pkt: &Packet) {
-        if admitted {
-            self.record(now, Event::Enqueue, None, false, pkt);
-        } else {
-            self.record(now, Event::Drop, Some(Reason::Overflow), false, pkt);
+    /// A FIFO-arithmetic link's arrival and what became of it (`pkt` as it stays: CE if it
+    /// was marked), logged as `enqueue` logs a queued link's.
+    pub fn arrival(&mut self, now: SimTime, outcome: Outcome, pkt: &Packet) {
+        match outcome {
+            Outcome::Enqueued => self.record(now, Event::Enqueue, None, false, pkt),
+            Outcome::Marked(r) => {
+                self.record(now, Event::Mark, Some(r), false, pkt);
+                self.record(now, Event::Enqueue, None, false, pkt);
+            }
+            Outcome::Dropped(r) => self.record(now, Event::Drop, Some(r), false, pkt),
         }
     }
 

@@ -132,6 +132,12 @@ impl FlowQueues {
         self.stats.on_arrival(pkt);
     }
 
+    /// The counters, for the FIFO-arithmetic glue (`SingleQueue`), which holds no packets and
+    /// so counts without the conservation check against this queue's length.
+    pub(super) fn stats_mut(&mut self) -> &mut QdiscStats {
+        &mut self.stats
+    }
+
     /// Drops the arrival before it is queued.
     pub fn reject(&mut self, pkt: &Packet, reason: Reason) -> Outcome {
         self.stats.on_drop_before_enqueue(pkt, reason);

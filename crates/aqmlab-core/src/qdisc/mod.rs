@@ -1,7 +1,12 @@
 //! The qdisc glue: queues packets, applies an algorithm's verdicts, decides mark-versus-drop and
-//! counts every outcome by reason. A lossless link whose qdisc is a plain FIFO (DropTail, which
-//! says so by [`Qdisc::fifo_arithmetic`]) queues nothing here: the link computes its departures
-//! by FIFO arithmetic and keeps the same counters itself (`net::link`).
+//! counts every outcome by reason, for both forms a link's queue takes:
+//! - queued: the glue holds the waiting packets and the link's transmitter asks it for the next;
+//! - FIFO arithmetic (a lossless link whose algorithm decides only at arrival, which the qdisc
+//!   offers through [`Qdisc::arithmetic`]): the link computes each departure at arrival and
+//!   keeps the packets in its pipe; the glue ([`ArithmeticQueue`]) still decides and counts each
+//!   arrival, each departure and each idle period, told the queue the arithmetic computes.
+//!   Only a plain tail-drop FIFO on a link nobody reads per flow (a dumbbell's host links) keeps
+//!   the link's three aggregate counters instead (`net::link`).
 //!
 //! Two layers, as in Linux `net/sched`:
 //! - [`Qdisc`] is what a link's egress holds: enqueue, dequeue, counters. Schedulers with several
@@ -25,7 +30,7 @@ mod verdict;
 
 pub use flow_queues::{Admission, FlowQueues, SubQueue};
 pub use single::SingleQueue;
-pub use verdict::{Aqm, QueueView, Reason, Verdict};
+pub use verdict::{Aqm, FifoArithmetic, QueueView, Reason, Verdict};
 
 use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{Ecn, FlowId, Packet};
@@ -206,10 +211,10 @@ pub trait Qdisc {
         None
     }
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
-    /// Whether this qdisc is a plain tail-drop FIFO that a link may run by FIFO arithmetic
-    /// (see [`Aqm::fifo_arithmetic`]): the capability the link is chosen by.
-    fn fifo_arithmetic(&self) -> bool {
-        false
+    /// The capability a link is chosen by: a qdisc whose algorithm decides only at arrival
+    /// offers the interface a FIFO-arithmetic link drives it through (None: queue packets).
+    fn arithmetic(&mut self) -> Option<&mut dyn ArithmeticQueue> {
+        None
     }
     /// Internal variables for traces (avg queue, max_p, price, …).
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
@@ -223,6 +228,36 @@ pub trait Qdisc {
     fn last_sub_queue(&self) -> Option<usize> {
         None
     }
+}
+
+/// A queue's length at one instant as a FIFO-arithmetic link computes it: the packets whose
+/// transmission has not started.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub pkts: usize,
+    pub bytes: u64,
+}
+
+/// A qdisc driven by a FIFO-arithmetic link (`Qdisc::arithmetic`): the link keeps the packets
+/// and their departure times; the glue decides and counts, in time order, from what the link
+/// tells it. Counters are those of the queued form: a packet counts as dequeued when its
+/// transmission starts.
+pub trait ArithmeticQueue {
+    /// An arrival at `now`, the queue then being `q`: counts it and applies the algorithm's
+    /// verdict (marking `pkt` CE, or stamping its enqueue time if it stays) and the buffer
+    /// limit. The link keeps the packet unless the outcome is `Dropped`.
+    fn admit(&mut self, now: SimTime, pkt: &mut Packet, q: Backlog, rng: &mut SimRng) -> Outcome;
+    /// `pkt` starts its transmission at `start`, `rest` waiting behind it.
+    fn depart(&mut self, start: SimTime, pkt: &Packet, rest: Backlog, rng: &mut SimRng);
+    /// The link went idle at `at` (its last transmission ended and nothing waits), or an
+    /// arrival at an idle link was dropped (`at` = now): what the queued form's transmitter
+    /// reports by asking an empty queue for a packet.
+    fn idle(&mut self, at: SimTime);
+    /// The algorithm's periodic timer at `now`, the queue then being `q`.
+    fn timer(&mut self, now: SimTime, q: Backlog);
+    /// A plain tail-drop FIFO (decides nothing): a link that needs no per-flow counts may
+    /// bypass the glue.
+    fn plain(&self) -> bool;
 }
 
 /// Applies an algorithm's verdict on a packet leaving (or entering) a queue: `None` if the packet

@@ -1,6 +1,6 @@
 //! [`SingleQueue`]: one FIFO buffer driven by an [`Aqm`].
 
-use super::{Aqm, QueueView, Reason, Verdict};
+use super::{Aqm, ArithmeticQueue, Backlog, FifoArithmetic, QueueView, Reason, Verdict};
 use super::{BufferLimit, FlowQueues, Outcome, Qdisc, QdiscStats, SubQueue};
 use crate::net::packet::Packet;
 use crate::rng::SimRng;
@@ -26,6 +26,17 @@ impl SingleQueue {
             link_rate_bps,
             aqm,
         }
+    }
+}
+
+/// What the algorithm sees of a queue the link computes.
+#[inline]
+fn view_of(q: Backlog, limit: BufferLimit, link_rate_bps: u64) -> QueueView {
+    QueueView {
+        len_pkts: q.pkts,
+        len_bytes: q.bytes,
+        limit,
+        link_rate_bps,
     }
 }
 
@@ -102,13 +113,72 @@ impl Qdisc for SingleQueue {
         let view = view(self.q.queue(0), self.q.limit(), self.link_rate_bps);
         self.aqm.on_timer(now, &view);
     }
-    fn fifo_arithmetic(&self) -> bool {
-        self.aqm.fifo_arithmetic()
+    fn arithmetic(&mut self) -> Option<&mut dyn ArithmeticQueue> {
+        match self.aqm.fifo_arithmetic() {
+            FifoArithmetic::Unfit => None,
+            _ => Some(self),
+        }
     }
     fn probe(&self, out: &mut dyn FnMut(&'static str, f64)) {
         self.aqm.probe(out);
     }
     fn set_state(&mut self, name: &str, value: f64) -> bool {
         self.aqm.set_state(name, value)
+    }
+}
+
+/// The same steps as `enqueue_reporting` and `dequeue`, on the queue the link computes: the
+/// buffer here stays empty, the counters are the ones the queued form keeps.
+impl ArithmeticQueue for SingleQueue {
+    #[inline]
+    fn admit(&mut self, now: SimTime, pkt: &mut Packet, q: Backlog, rng: &mut SimRng) -> Outcome {
+        let (limit, rate) = (self.q.limit(), self.link_rate_bps);
+        self.q.arrive(pkt);
+        let view = view_of(q, limit, rate);
+        let verdict = self.aqm.on_enqueue(now, pkt, &view, rng);
+        if let Some(reason) = self.q.apply(pkt, verdict) {
+            self.q.stats_mut().on_drop_before_enqueue(pkt, reason);
+            return Outcome::Dropped(reason);
+        }
+        if limit.would_overflow(q.pkts, q.bytes, pkt.size_bytes) {
+            self.aqm.on_overflow(now, pkt, &view);
+            self.q
+                .stats_mut()
+                .on_drop_before_enqueue(pkt, Reason::Overflow);
+            return Outcome::Dropped(Reason::Overflow);
+        }
+        pkt.enqueued = now;
+        self.aqm.relabel(pkt);
+        self.aqm.on_enqueued(now, pkt);
+        self.q.stats_mut().on_enqueue();
+        match verdict {
+            Verdict::Signal(reason) => Outcome::Marked(reason),
+            _ => Outcome::Enqueued,
+        }
+    }
+
+    #[inline]
+    fn depart(&mut self, start: SimTime, pkt: &Packet, rest: Backlog, rng: &mut SimRng) {
+        self.q.stats_mut().on_dequeue(pkt);
+        let view = view_of(rest, self.q.limit(), self.link_rate_bps);
+        let verdict = self.aqm.on_dequeue(start, pkt, &view, rng);
+        debug_assert_eq!(
+            verdict,
+            Verdict::Pass,
+            "an arrival-only algorithm passes departures"
+        );
+    }
+
+    fn idle(&mut self, at: SimTime) {
+        self.aqm.on_empty(at);
+    }
+
+    fn timer(&mut self, now: SimTime, q: Backlog) {
+        let view = view_of(q, self.q.limit(), self.link_rate_bps);
+        self.aqm.on_timer(now, &view);
+    }
+
+    fn plain(&self) -> bool {
+        self.aqm.fifo_arithmetic() == FifoArithmetic::Plain
     }
 }

@@ -89,6 +89,25 @@ pub struct QueueView {
     pub link_rate_bps: u64,
 }
 
+/// What an algorithm asks of its queue's departures, which decides whether a link may compute
+/// them by FIFO arithmetic (`net::link`): there the glue asks the algorithm at each arrival
+/// with the queue the arithmetic computes at that instant, calls `on_dequeue` as each packet
+/// starts its transmission (with the queue behind it), `on_empty` at the end of each busy
+/// period (the instant the last transmission ended), and `on_timer` with the queue at the
+/// timer's instant, always in time order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FifoArithmetic {
+    /// The algorithm may drop or reorder at departure (CoDel, PIE's estimators, schedulers):
+    /// departure times depend on it, so its link queues packets.
+    Unfit,
+    /// It decides only at arrival; `on_dequeue` is bookkeeping that always returns `Pass`
+    /// (the RED family, Chablis, SFRED, SFB, GREEN, BLUE, REM, PI, AVQ, CSFQ).
+    Decides,
+    /// A plain tail-drop FIFO: it decides nothing (DropTail). A link nobody reads per flow may
+    /// then skip the glue altogether.
+    Plain,
+}
+
 /// The decision-making part of a single-queue qdisc.
 pub trait Aqm {
     /// Called for each arriving packet before it is queued.
@@ -127,14 +146,11 @@ pub trait Aqm {
     fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
     /// Internal variables for traces, e.g. `out("avg", self.avg)`.
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
-    /// Whether the algorithm's whole behaviour is the glue's tail drop: it passes every packet
-    /// (no verdict on arrival or departure, no timers, no idle bookkeeping), so the queue it
-    /// drives is a plain FIFO and a link may run it by FIFO arithmetic (departure times known at
-    /// arrival, `net::link`) instead of queueing each packet. An algorithm that decides on
-    /// arrival could take the same road once the arithmetic link offers it the queue view at
-    /// arrival and the start of each idle period (docs/performance.md).
-    fn fifo_arithmetic(&self) -> bool {
-        false
+    /// Whether a link may run this algorithm's queue by FIFO arithmetic (departure times known
+    /// at arrival, `net::link`) instead of queueing each packet: see [`FifoArithmetic`]. The
+    /// default, `Unfit`, keeps the queued path.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Unfit
     }
     /// Test hook, reached only through `replay`'s `Set` event: overwrite the internal variable
     /// `name` with `value`, as ns-3's test suites write a queue disc's private members between

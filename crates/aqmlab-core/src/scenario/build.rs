@@ -75,21 +75,20 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
                 flows: &infos,
                 seed,
             };
-            // A lossless link whose qdisc is a plain FIFO (`Qdisc::fifo_arithmetic`: DropTail)
-            // knows each departure on arrival; the measured link and a topology's own links are
-            // also observed (per-flow counters, queue integral, sojourns), which the results read.
+            // A lossless link whose qdisc decides only at arrival (`Qdisc::arithmetic`) knows
+            // each departure on arrival; the measured link and a topology's own links are also
+            // observed (per-flow counters, queue integral, sojourns), which the results read.
             // A traced FIFO-arithmetic link is observed too: its cursor passes every departure.
             let traced =
                 packet_trace::traced(&scenario.file.trace, spec, i as LinkId == net.bottleneck);
             let observed = i as LinkId == net.bottleneck || i < net.declared || traced;
             let qdisc = spec.qdisc.build(&ctx);
-            let arithmetic = options.arithmetic_fifo && qdisc.fifo_arithmetic();
             let mut link = Link::new(
                 spec,
                 qdisc,
                 SimRng::new(seed, component::QDISC_BASE + i as u64),
                 SimRng::new(seed, component::LOSS_BASE + i as u64),
-                arithmetic,
+                options.arithmetic_fifo,
                 observed,
             );
             if i as LinkId == net.bottleneck {
