@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from typing import Any, cast
@@ -97,14 +98,20 @@ def run_core(
     worker = threading.Thread(target=work, name="aqmlab-run", daemon=True)
     worker.start()
     try:
-        # An Event, not Thread.join: a join interrupted by a signal can leave the thread's
-        # state inconsistent (CPython), and the wait must be interruptible.
-        while not done.wait(0.1):
-            if on_progress is not None:
+        # Polled with time.sleep, not Thread.join or Event.wait: a signal landing inside a
+        # Condition's wait can leave its lock released twice (CPython: "release unlocked lock",
+        # a RuntimeError that hides the KeyboardInterrupt); a sleep is interrupted cleanly, and
+        # Event.is_set reads a flag without taking that lock.
+        slices = 0
+        while not done.is_set():
+            time.sleep(0.02)
+            slices += 1
+            if on_progress is not None and slices % 5 == 0:
                 on_progress(control.sim_time_ns)
     except BaseException:
         control.cancel()
-        done.wait()  # within a few thousand events
+        while not done.is_set():  # within a few thousand events
+            time.sleep(0.005)
         raise
     if "err" in box:
         raise box["err"]
