@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz
+.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -44,6 +44,11 @@ $(VENV)/.dev: $(VENV)/.deps pyproject.toml tools/dev_deps.py
 
 dev: $(VENV)/.built $(VENV)/.dev ## setup plus the test and lint tools (the dev and dask extras)
 
+# ns-3.44 for `aqmlab crosscheck --against ns3`: the `ns3` wheel's files (~300 MB) into the
+# user's cache, and the project's ns-3 program compiled against them (about a minute of g++).
+ns3: $(VENV)/.deps ## install ns-3.44 (PyPI wheel) and build the crosscheck's ns-3 program
+	nice $(PY) python/aqmlab/ns3/build.py
+
 demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results under results/demo/
 	$(PY) -m aqmlab.demo --out results/demo
 
@@ -59,15 +64,17 @@ test-py: dev ## pytest (API, CLI, bad input, determinism, every scenario file)
 
 # Two figures per dumbbell: the plain `bench` example (comparable with earlier rows of
 # docs/performance.md), then the installed extension, which is what `aqmlab run` and the API use
-# (profile-guided when tools/pgo.sh could build it so), timed around `_core.run` alone.
+# (profile-guided when tools/pgo.sh could build it so), timed around `_core.run` alone. Last,
+# the per-flow delay statistics' share: the same run with and without them, as a ratio.
 bench: setup ## bottleneck packets per CPU-second on the 155 Mbps dumbbells: 100 and 400 flows, 400 with RED and GREEN-TCP
-	$(CARGO) build --release -p aqmlab-core --example bench
+	$(CARGO) build --release -p aqmlab-core --example bench --example flow_delay_cost
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows.toml 3
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows_red.toml 3
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows_green_tcp.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_400flows.toml 3
+	./target/release/examples/flow_delay_cost bench/scenarios/dumbbell_155mbps_400flows.toml 3
 
 bench-scaling: ## packets per CPU-second, 10..10^4 flows x 10 Mbps..10 Gbps, into docs/performance.md
 	$(CARGO) build --release -p aqmlab-core --example scaling

@@ -19,8 +19,15 @@ from aqmlab.ns2 import tcl
 def emit(scenario: Path, out: Path) -> None:
     text = cc.ns2_tcp_model(scenario.read_text(encoding="utf-8"))
     doc = cc._resolved(text)
-    runs = cc.flow_runs(doc, api.run(text).flows.to_pydict())
-    script = tcl.translate(doc, runs, seed=int(doc["seed"]), overhead_s=cc._overhead_s(doc))
+    res = api.run(text)
+    runs = cc.flow_runs(doc, res.flows.to_pydict())
+    script = tcl.translate(
+        doc,
+        runs,
+        seed=int(doc["seed"]),
+        overhead_s=cc._overhead_s(doc),
+        measured_link=res.summary.get("measured_link"),
+    )
     out.write_text(script.text, encoding="utf-8")
 
 

@@ -221,3 +221,22 @@ def test_a_run_and_its_files_need_neither_pandas_nor_eager_pyarrow(tiny_path: Pa
     assert r.returncode == 0, r.stderr
     back = pq.read_table(tmp_path / "out" / "flows.parquet")
     assert back.num_rows > 0 and back.schema.field("group").type == "string"
+
+
+def test_cli_run_json_no_plots_loads_no_plotting_analysis_or_crosscheck(tiny_path: Path, tmp_path):
+    # What `aqmlab run --json --no-plots --out DIR` must not pay for at start or end: pandas,
+    # matplotlib, scipy and the ns-2 cross-check package (which imports its translator and
+    # pyarrow up front). A fresh interpreter, so nothing an earlier test imported counts.
+    out = tmp_path / "out"
+    code = (
+        "import sys, aqmlab.cli\n"
+        f"rc = aqmlab.cli.main(['run', {str(tiny_path)!r}, '--json', '--no-plots', '--out', "
+        f"{str(out)!r}])\n"
+        "assert rc == 0, rc\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy', 'aqmlab.ns2')\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
+        "assert not loaded, f'loaded by the run: {loaded}'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (out / "flows.parquet").is_file() and not list(out.glob("*.png"))

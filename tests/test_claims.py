@@ -146,3 +146,17 @@ def test_ns2_column_reads_recorded_references():
     assert claims.evaluate([replace(c, in_ns2=False)], None, {})[0].ns2 == "not in ns-2"
     assert claims.ns2_cell(refs, "t", "red", "loss") == 5.0
     assert claims.ns2_cell(refs, "t", "blue", "loss") == claims.DASH
+
+
+def test_versus_reads_one_accessor_on_both_sides():
+    calls = []
+
+    def get(table: str, algo: str, col: str, *, scale: float = 1.0) -> list[float]:
+        calls.append((table, algo, col, scale))
+        return [scale * len(algo), scale * len(col)]
+
+    c = claims.versus("x", get, "t", claims.Vs("red", "droptail"), "q", published="1 vs 2", scale=2)
+    assert calls == [("t", "red", "q", 2), ("t", "droptail", "q", 2)]
+    assert c == claims.Case("x", [6, 2], [16, 2], "1 vs 2")
+    with pytest.raises(TypeError, match="exactly one Vs"):
+        claims.versus("x", get, "t", "red", "q")

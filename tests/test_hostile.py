@@ -45,6 +45,14 @@ def test_a_huge_seed_names_seed_in_the_api_and_the_cli(tiny_path: Path):
     assert r.code == 2 and r.stderr.startswith("error: seed:"), r.stderr
 
 
+@pytest.mark.parametrize("seed", [-1, "7", True, 2**64, 1.5])
+def test_a_bad_seed_argument_names_it_its_value_and_the_range(seed: object):
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.validate(TINY, seed=seed)  # type: ignore[arg-type]
+    assert e.value.path == "seed"
+    assert str(e.value).startswith(f"seed: {seed!r} (an integer in 0..2^64-1)")
+
+
 def test_a_huge_override_value_names_the_key():
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.validate(TINY, set=["flows.0.count=99999999999999999999"])
@@ -182,7 +190,7 @@ def test_run_points_arguments_name_themselves(args: tuple, path: str, tmp_path: 
 
 def test_workers_below_one_are_errors(tmp_path: Path, tiny_path: Path):
     pts = sweep.grid(sc.loads(TINY), {})
-    with pytest.raises(aqmlab.ScenarioError, match="--workers"):
+    with pytest.raises(aqmlab.ScenarioError, match="workers: -3"):
         sweep.run_points(pts, tmp_path / "o", workers=-3, progress=False)
     r = run_cli("compare", tiny_path, tiny_path, "--jobs", "0", "--out", tmp_path / "c")
     assert r.code == 2 and "--jobs" in r.stderr and "Traceback" not in r.stderr

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab.ns2 import compare, reference, runner, tcl
+from aqmlab.ns2 import reference, runner, tcl
+from aqmlab.xcheck import table as compare
 from conftest import ROOT, run_cli
 
 if sys.version_info >= (3, 11):
@@ -110,10 +111,29 @@ def test_topology_costs_stay_below_ns2_infinity():
         tcl.FlowRun(i, names.index(g), round(r * 1e6), s)
         for i, g, r, s in zip(f["id"], f["group"], f["rtt_ms"], f["start_s"], strict=True)
     ]
-    text = tcl.translate(doc, flows, seed=1).text
+    text = tcl.translate(doc, flows, seed=1, measured_link="R0->R1").text
     costs = [int(line.split()[-1]) for line in text.splitlines() if line.startswith("$ns cost")]
     assert costs and all(c == 100 for c in costs)  # 10 ms in 100 us units
     assert 3 * max(costs) < tcl.NS2_INFINITY
+
+
+def test_the_monitor_goes_on_the_link_the_core_measured():
+    doc = _resolved(ROOT / "scenarios/examples/parking_lot.toml", "duration=2s", "warmup=1s")
+    names = [g["group"] for g in doc["flows"]]
+    res = aqmlab.run(doc)
+    f = res.flows.to_pydict()
+    flows = [
+        tcl.FlowRun(i, names.index(g), round(r * 1e6), s)
+        for i, g, r, s in zip(f["id"], f["group"], f["rtt_ms"], f["start_s"], strict=True)
+    ]
+    measured = res.summary["measured_link"]
+    assert measured == "R0->R1"  # the link with `measure = true`, as the core names it
+    text = tcl.translate(doc, flows, seed=1, measured_link=measured).text
+    assert "set qmon [$ns monitor-queue $r(R0) $r(R1) 0]" in text
+    text = tcl.translate(doc, flows, seed=1, measured_link="R1->R2").text
+    assert "set qmon [$ns monitor-queue $r(R1) $r(R2) 0]" in text
+    with pytest.raises(ValueError, match="none of the topology's links"):
+        tcl.translate(doc, flows, seed=1, measured_link="R9->R0")
 
 
 def test_drr_sources_hash_to_distinct_buckets():

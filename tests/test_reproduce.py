@@ -100,7 +100,8 @@ def test_reproduce_writes_report(tmp_path: Path):
     assert "data:image/png;base64," in html
     # Markdown is rendered, not escaped; the claims table comes before the first section.
     assert "<em>text</em>" in html and "*text*" not in html
-    assert html.index("class='claims'") < html.index("<h2>Queue vs buffer</h2>")
+    assert html.index('class="claims"') < html.index("<h2>Queue vs buffer</h2>")
+    assert '<td class="verdict no">fails</td>' in html
     assert "<em>Hypothesis, not measured:</em>" in html
     # Second time: every point from the cache.
     again = reproduce.reproduce(TinyRepro(), quick=True, out_dir=tmp_path, progress=False)

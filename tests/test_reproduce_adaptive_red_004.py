@@ -111,3 +111,30 @@ def test_scenarios_match_the_papers_settings():
     pub = reproduce.published("adaptive_red_004.text")["adaptive"]
     assert (q["alpha"], q["beta"], q["max_p"]) == (pub["alpha"], pub["beta"], pub["initial_max_p"])
     assert Path(reproduce.SCENARIOS_DIR, "papers", "adaptive_red_004", "red_ecn.toml").is_file()
+
+
+def test_testbed_is_a_section_of_the_004_report():
+    from aqmlab.papers import SECTIONS
+    from aqmlab.papers import adaptive_red_004_testbed as tb
+
+    assert SECTIONS["adaptive_red_004"] == [tb.SECTION]
+    pts = tb.SECTION.points(True)
+    # Three variants x 8 and 32 connections x two seeds, each labelled for the section's report.
+    assert len(pts) == 3 * 2 * 2
+    assert {(p.labels["variant"], p.labels["n"]) for p in pts} == {
+        (v, n) for v in tb.VARIANTS for n in tb.CONNECTIONS_QUICK
+    }
+    runs = pd.DataFrame(
+        {
+            "variant": ["aggressive"],
+            "n": [32],
+            "seed": [2],
+            "utilisation": [0.9],
+            "loss_rate": [0.01],
+            "arrivals": [400],
+            "marks": [100],
+        }
+    )
+    row = tb.simulated(runs).iloc[0]
+    assert row["throughput_mbps"] == pytest.approx(9.0) and row["mark_rate"] == 0.25
+    assert row["rep"] == 2

@@ -189,6 +189,29 @@ def test_only_provably_abandoned_temporaries_are_cleaned(tmp_path: Path):
     assert not live.exists()
 
 
+def test_a_temporary_is_never_seen_unlocked_by_another_cleaner(tmp_path: Path, monkeypatch):
+    # Another worker of a sweep may clean the same parent at any moment, also between the
+    # creation of a new temporary's lock file and its flock: it must not find the temporary
+    # under its temporary name then, or it takes the lock and deletes it under its writer.
+    real_flock = output.fcntl.flock
+    cleaning = False
+
+    def flock_after_a_cleaner(fd: int, op: int) -> None:
+        nonlocal cleaning
+        if not cleaning:
+            cleaning = True
+            try:
+                output.clean_stale(tmp_path)  # the other worker, at the worst moment
+            finally:
+                cleaning = False
+        real_flock(fd, op)
+
+    monkeypatch.setattr(output.fcntl, "flock", flock_after_a_cleaner)
+    with output.atomic_dir(tmp_path / "res") as d:
+        (d / "f").write_text("1")
+    assert (tmp_path / "res" / "f").read_text() == "1"
+
+
 def test_a_second_writer_of_one_destination_gets_one_line(tmp_path: Path):
     out = tmp_path / "res"
     res = aqmlab.run(TINY)

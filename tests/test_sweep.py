@@ -113,6 +113,22 @@ def test_run_points_cache_and_table(tmp_path: Path):
         sweep.load_table(df["run_dir"][0], "nope")
 
 
+def test_a_pool_worker_runs_a_point_without_pandas(tmp_path: Path):
+    # A process-pool worker imports aqmlab.sweep for run_one: running and writing a point must
+    # not import pandas (~0.7 s of CPU in every worker of every sweep and reproduction).
+    run_dir = tmp_path / "run"
+    code = (
+        "import sys\n"
+        "from aqmlab import api, sweep\n"
+        f"text = api.validate({str(TINY)!r})\n"
+        f"sweep.run_one(text, {str(run_dir)!r})\n"
+        "assert 'pandas' not in sys.modules, 'pandas imported by a worker'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sweep.is_complete(run_dir)
+
+
 def test_same_scenario_twice_runs_once(tmp_path: Path):
     pts = sweep.points_from([({"name": "a"}, BASE), ({"name": "b"}, BASE)])
     df = sweep.run_points(pts, tmp_path, workers=2, progress=False)

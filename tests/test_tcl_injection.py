@@ -45,6 +45,10 @@ def _payloads(target: Path) -> list[str]:
     ]
 
 
+#: The parking lot's measured link (`measure = true`), as its summary names it.
+MEASURED = "R0->R1"
+
+
 def _doc() -> dict:
     text = aqmlab.validate(
         ROOT / "scenarios/examples/parking_lot.toml", set=["duration=2s", "warmup=1s"]
@@ -113,7 +117,8 @@ def test_scenario_name_never_runs(tmp_path, parking_lot):
     doc, flows = parking_lot
     target = tmp_path / "pwned"
     for payload in _payloads(target):
-        res = _run_tcl(tcl.translate(dict(doc, name=payload), flows, seed=1).text, tmp_path)
+        script = tcl.translate(dict(doc, name=payload), flows, seed=1, measured_link=MEASURED)
+        res = _run_tcl(script.text, tmp_path)
         assert res.returncode == 0, (payload, res.stderr)
         assert not target.exists(), payload
 
@@ -125,7 +130,10 @@ def test_node_names_never_run(tmp_path, parking_lot):
     for payload in _payloads(target):
         # Each router gets a distinct hostile name; routes, groups' ends and paths follow it.
         rename = {n: f"{payload}{k}" for k, n in enumerate(doc["topology"]["nodes"])}
-        script = tcl.translate(_rename_nodes(doc, rename), flows, seed=1).text
+        measured = "->".join(rename[n] for n in MEASURED.split("->"))
+        script = tcl.translate(
+            _rename_nodes(doc, rename), flows, seed=1, measured_link=measured
+        ).text
         res = _run_tcl(script, tmp_path)
         assert res.returncode == 0, (payload, res.stderr)
         assert not target.exists(), payload
@@ -138,7 +146,12 @@ def test_trace_directory_never_runs(tmp_path, parking_lot):
     for payload in _payloads(target)[:4]:
         trace_dir = tmp_path / payload.replace("/", "_")
         script = tcl.translate(
-            doc, flows, seed=1, trace_flows=[flows[0].id], trace_dir=str(trace_dir)
+            doc,
+            flows,
+            seed=1,
+            trace_flows=[flows[0].id],
+            trace_dir=str(trace_dir),
+            measured_link=MEASURED,
         ).text
         trace_dir.mkdir()
         res = _run_tcl(script, tmp_path)

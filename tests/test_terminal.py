@@ -51,5 +51,6 @@ def test_a_black_hole_is_warned(capsys):
     cli._warn_black_hole({"arrivals": 50, "departures": 0, "loss_rate": 1.0})
     assert "dropped all 50 packets" in capsys.readouterr().err
     cli._warn_black_hole({"arrivals": 50, "departures": 40, "loss_rate": 0.2})
-    cli._warn_black_hole({"arrivals": 0, "departures": 0, "loss_rate": 0.0})
     assert capsys.readouterr().err == ""
+    cli._warn_black_hole({"arrivals": 0, "departures": 0, "loss_rate": 0.0, "window_s": 4.0})
+    assert capsys.readouterr().err.startswith("warning: no packet reached the measured link")

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+import warnings
 from collections.abc import Callable
 from typing import Any, cast
 
 from aqmlab import _core
 from aqmlab import scenario as _scenario
+from aqmlab.diagnose import NoTrafficWarning, no_traffic
 from aqmlab.results import Results
 from aqmlab.scenario import Overrides, ScenarioLike
 
@@ -45,11 +48,17 @@ def run(scenario: ScenarioLike, *, set: Overrides = None, seed: int | None = Non
     ``set`` overrides keys by dotted path with list indices: ``["flows.0.count=64"]`` (values
     read as TOML literals, else as strings) or ``{"bottleneck.qdisc.max_p": 0.05}``.
     ``seed`` replaces the scenario's seed. The GIL is released while the simulation runs, so
-    several runs may go side by side in threads.
+    several runs may go side by side in threads. A run that delivered nothing in its window
+    (a link too slow for one packet, a qdisc that drops everything, flows that start after
+    the run) issues a :class:`aqmlab.diagnose.NoTrafficWarning` saying which.
     """
     text, name = prepare(scenario, set=set, seed=seed)
     raw = run_core(text)
-    return Results.from_core(raw, name=name)
+    res = Results.from_core(raw, name=name)
+    why = no_traffic(res.summary)
+    if why is not None:
+        warnings.warn(why, NoTrafficWarning, stacklevel=2)
+    return res
 
 
 def run_core(
@@ -68,7 +77,13 @@ def run_core(
     been written yet, so an interrupted run leaves nothing behind."""
     control = control if control is not None else _core.RunControl()
     if threading.current_thread() is not threading.main_thread():
-        return _core.run(text, control)
+        with _in_flight_lock:
+            _in_flight.add(control)
+        try:
+            return _core.run(text, control)
+        finally:
+            with _in_flight_lock:
+                _in_flight.discard(control)
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -83,18 +98,39 @@ def run_core(
     worker = threading.Thread(target=work, name="aqmlab-run", daemon=True)
     worker.start()
     try:
-        # An Event, not Thread.join: a join interrupted by a signal can leave the thread's
-        # state inconsistent (CPython), and the wait must be interruptible.
-        while not done.wait(0.1):
-            if on_progress is not None:
+        # Polled with time.sleep, not Thread.join or Event.wait: a signal landing inside a
+        # Condition's wait can leave its lock released twice (CPython: "release unlocked lock",
+        # a RuntimeError that hides the KeyboardInterrupt); a sleep is interrupted cleanly, and
+        # Event.is_set reads a flag without taking that lock.
+        slices = 0
+        while not done.is_set():
+            time.sleep(0.02)
+            slices += 1
+            if on_progress is not None and slices % 5 == 0:
                 on_progress(control.sim_time_ns)
     except BaseException:
         control.cancel()
-        done.wait()  # within a few thousand events
+        while not done.is_set():  # within a few thousand events
+            time.sleep(0.005)
         raise
     if "err" in box:
         raise box["err"]
     return box["raw"]
+
+
+#: The simulations running in threads other than the main one (``run_core``), so that whoever
+#: handles an interrupt in the main thread can stop them: :func:`cancel_in_flight`.
+_in_flight: set[_core.RunControl] = set()
+_in_flight_lock = threading.Lock()
+
+
+def cancel_in_flight() -> None:
+    """Cancels every simulation running in a thread other than the main one (a crosscheck's or
+    a thread pool's runs): each stops within a few thousand events and raises
+    ``_core.Cancelled`` in its thread."""
+    with _in_flight_lock:
+        for control in _in_flight:
+            control.cancel()
 
 
 def run_many(texts: list[str], workers: int) -> list[Any]:

@@ -12,7 +12,7 @@
     aqmlab plot RUNS.parquet --x KEY --y METRIC [--line LABEL] [--out PNG]
     aqmlab reproduce ID|all [--quick] [--out DIR] [--workers N] [--scheduler ADDR] | --list
     aqmlab live SCENARIO.toml [--set ...] [--cc NAME] [--out DIR] [--twin]  (see docs/live.md)
-    aqmlab crosscheck SCENARIO.toml [--seeds N] [--set ...] [--out DIR] [--jobs N] [--json]
+    aqmlab crosscheck SCENARIO.toml [--against ns2|ns3] [--seeds N] [--set ...] [--out DIR] [--json]
 
 A rejected scenario prints one line, ``error: <path>: <value> (<allowed>)``, on stderr and exits
 with status 2, writing no result files. ``--out`` follows :mod:`aqmlab.output`: an existing file
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -189,10 +190,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_crosscheck(sub: Any) -> None:
     p = sub.add_parser(
-        "crosscheck", help="run a scenario in aqmlab and in ns-2.35 and compare them, over seeds"
+        "crosscheck",
+        help="run a scenario in aqmlab and in ns-2.35 (or ns-3.44) and compare them, over seeds",
     )
     p.set_defaults(func=cmd_crosscheck)
     p.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    p.add_argument(
+        "--against",
+        choices=("ns2", "ns3"),
+        default="ns2",
+        help="the other simulator: ns2 (ns-2.35, default) or ns3 (ns-3.44, built on first use)",
+    )
     p.add_argument(
         "--set",
         dest="overrides",
@@ -249,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser().parse_args(argv)
     output.terminate_gracefully()
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
@@ -264,7 +273,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
+        if argv is None:  # the command line, not a caller in this process
+            _exit_now(130)
         return 130
+    finally:
+        warnings.showwarning = shown
+
+
+def _exit_now(code: int) -> None:
+    """Ends the process at once, unless it has child processes to reap: everything the command
+    wrote was completed or removed on the way here (atomic directories), and the interpreter's
+    own exit would join pool threads and tear down pandas and pyarrow, up to a second on a
+    loaded machine after Ctrl-C."""
+    import contextlib
+    import multiprocessing
+
+    if multiprocessing.active_children():
+        return  # a sweep's pool workers: the interpreter's exit joins them and frees their locks
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(code)
+
+
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """A Python warning (a compared run that delivered nothing) as one ``warning:`` line."""
+    from aqmlab.report import printable
+
+    print(f"warning: {printable(' '.join(str(message).split()))}", file=sys.stderr)
 
 
 def _error(message: str) -> None:
@@ -337,16 +373,12 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def _warn_black_hole(summary: dict[str, Any]) -> None:
-    """A measured link that dropped every packet it was offered is almost always a parameter
-    that makes the qdisc a black hole (a controller gain of 0, a threshold of 0): say so."""
-    arrivals = summary.get("arrivals") or 0
-    if arrivals > 0 and summary.get("loss_rate", 0) >= 1:
-        print(
-            f"warning: the measured link dropped all {arrivals} packets it was offered in the "
-            "window (loss rate 100 %): check the qdisc's and the link's parameters for one "
-            "that drops everything",
-            file=sys.stderr,
-        )
+    """A run that delivered nothing (:func:`aqmlab.diagnose.no_traffic`): one line on stderr."""
+    from aqmlab.diagnose import no_traffic
+
+    why = no_traffic(summary)
+    if why is not None:
+        print(f"warning: {why}", file=sys.stderr)
 
 
 class _Progress:
@@ -361,8 +393,8 @@ class _Progress:
         import time
 
         from aqmlab import _core
-        from aqmlab.ns2.units import duration_s
         from aqmlab.scenario import loads
+        from aqmlab.units import duration_s
 
         self.end_s = duration_s(loads(_core.validate(text)).get("duration", "0s"))
         self.t0 = time.monotonic()
@@ -496,22 +528,35 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    from aqmlab import ns2 as cc_mod
-    from aqmlab import report
+    from aqmlab import ns2, ns3, report
 
+    if args.against == "ns3":
+        for flag, given in (("--trace-flows", args.trace_flows), ("--record", args.record)):
+            if given is not None:
+                print(f"error: {flag} is for --against ns2 only", file=sys.stderr)
+                return EXIT_USAGE
     out = args.out if args.out is not None else Path("results/crosscheck") / args.scenario.stem
     out = output.check_destination(out, force=args.force, kind="crosscheck")
     if args.record is not None:
         output.check_file(args.record, force=args.force, what="--record")
     try:
-        cc = cc_mod.crosscheck(
-            args.scenario,
-            seeds=args.seeds,
-            set=args.overrides,
-            jobs=args.jobs,
-            trace_flows=_trace_ids(args.trace_flows),
-        )
-    except (cc_mod.Unsupported, cc_mod.NsMissing, cc_mod.NsFailed) as e:
+        if args.against == "ns3":
+            cc = ns3.crosscheck(args.scenario, seeds=args.seeds, set=args.overrides, jobs=args.jobs)
+        else:
+            cc = ns2.crosscheck(
+                args.scenario,
+                seeds=args.seeds,
+                set=args.overrides,
+                jobs=args.jobs,
+                trace_flows=_trace_ids(args.trace_flows),
+            )
+    except (
+        ns2.Unsupported,
+        ns2.NsMissing,
+        ns2.NsFailed,
+        ns3.Ns3Missing,
+        ns3.Ns3Failed,
+    ) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return EXIT_USAGE
     cc.write(out, plots=not args.no_plots, force=args.force)
@@ -525,7 +570,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.json:
         print((out / "crosscheck.json").read_text(encoding="utf-8"))
         return 0
-    report.print_crosscheck(cc.rows, title=cc.name, seeds=cc.seeds, out_dir=out)
+    b = cc.backend
+    report.print_crosscheck(
+        cc.rows,
+        title=cc.name,
+        seeds=cc.seeds,
+        out_dir=out,
+        side=b.key,
+        simulator=b.simulator,
+        short=b.short,
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from aqmlab import api, pages, registry
+from aqmlab.diagnose import NoTrafficWarning, no_traffic
 from aqmlab.results import Results
 from aqmlab.scenario import Overrides, ScenarioLike, measured_qdisc
 
@@ -87,6 +89,10 @@ def compare(
     workers = jobs or min(len(texts), os.cpu_count() or 1) or 1
     raws = api.run_many(texts, workers)
     results = {n: Results.from_core(raw, name=n) for n, raw in zip(names, raws, strict=True)}
+    for n, res in results.items():
+        why = no_traffic(res.summary)
+        if why is not None:
+            warnings.warn(f"{n}: {why}", NoTrafficWarning, stacklevel=2)
     table = pd.DataFrame([summary_row(n, r) for n, r in results.items()], columns=list(COLUMNS))
     if out is not None:
         write(Path(out), table, results, plots=plots, force=force)

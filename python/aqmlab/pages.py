@@ -30,6 +30,8 @@ STYLE = (
     "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;"
     "padding:2px 6px;text-align:right}.ok{color:#060}.no{color:#a00}"
     "img{max-width:100%}figcaption{font-style:italic}pre{background:#f6f6f6;padding:.5em}"
+    ".claims td{text-align:left;vertical-align:top;font-size:88%}.noise{color:#a60}"
+    "td.verdict{font-weight:bold;white-space:nowrap}"
 )
 
 esc = html.escape
@@ -52,6 +54,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["cell"] = _cell
+    env.globals["zip"] = zip
     return env
 
 
@@ -64,15 +67,6 @@ def _macros() -> Any:
     return _env().get_template("macros.html.j2").module
 
 
-def head(title: str) -> str:
-    """The opening of a page, through its ``<h1>`` (the base template up to its body)."""
-    page = render("base.html.j2", title=title)
-    return page[: page.index("</body>")]
-
-
-TAIL = "</body>\n</html>\n"
-
-
 def data_uri(png: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
 
@@ -82,18 +76,10 @@ def _figures(pairs: Sequence[tuple[Path, str]]) -> list[dict[str, str]]:
     return [{"uri": data_uri(p), "caption": c} for p, c in pairs if p.is_file()]
 
 
-def figure(png: Path, caption: str) -> str:
-    """A PNG embedded as a data URI, with its caption; empty if the file is missing (a run
-    written without plots)."""
-    if not png.is_file():
-        return ""
-    return str(_macros().figure(data_uri(png), caption))
-
-
-def table(df: pd.DataFrame, caption: str = "") -> str:
-    """A DataFrame as an HTML table (numbers to 4 significant digits)."""
-    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
-    return cap + df.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")
+def _frame(df: pd.DataFrame) -> dict[str, Any]:
+    """A DataFrame as template table data (missing values as ``None``)."""
+    rows = df.astype(object).where(df.notna(), None).values.tolist()
+    return {"columns": [str(c) for c in df.columns], "rows": rows}
 
 
 def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> str:
@@ -171,11 +157,43 @@ def headline(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _groups(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+#: A run's per-group columns on its page: summary key (dotted into ``transfers``) -> header.
+GROUP_COLUMNS = {
+    "flows": "flows",
+    "goodput_mbps": "goodput (Mbps)",
+    "mean_goodput_mbps": "mean per flow (Mbps)",
+    "jain_index": "Jain index",
+    "drops": "drops",
+    "marks": "ECN marks",
+    "transfers.count": "transfers",
+    "transfers.mean_s": "transfer mean (s)",
+}
+
+
+def _groups(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     groups = summary.get("groups")
     if not isinstance(groups, Mapping) or not groups:
-        return []
-    return [{"group": g, **v} for g, v in groups.items() if isinstance(v, Mapping)]
+        return None
+    entries = {g: v for g, v in groups.items() if isinstance(v, Mapping)}
+    # Transfer columns only when some group had web transfers.
+    keys = [
+        k
+        for k in GROUP_COLUMNS
+        if "." not in k or any(k.split(".")[0] in v for v in entries.values())
+    ]
+    return {
+        "columns": ["group", *(GROUP_COLUMNS[k] for k in keys)],
+        "rows": [[g, *(_dotted(v, k) for k in keys)] for g, v in entries.items()],
+    }
+
+
+def _dotted(entry: Mapping[str, Any], key: str) -> Any:
+    """``entry[a][b]`` for ``"a.b"``, ``entry[key]`` otherwise; ``None`` where absent."""
+    head, _, stat = key.partition(".")
+    v = entry.get(head)
+    if not stat:
+        return v
+    return v.get(stat) if isinstance(v, Mapping) else None
 
 
 def _links(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -208,12 +226,7 @@ def _flows(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     for f in flows:
         if not isinstance(f, Mapping):
             continue
-        row = []
-        for key in FLOW_COLUMNS:
-            group, _, stat = key.partition(".")
-            v = f.get(group)
-            row.append(v.get(stat) if stat and isinstance(v, Mapping) else (None if stat else v))
-        rows.append(row)
+        rows.append([_dotted(f, key) for key in FLOW_COLUMNS])
     return {"columns": list(FLOW_COLUMNS.values()), "rows": rows}
 
 
@@ -224,7 +237,7 @@ def run_page(summary: Mapping[str, Any], scenario_toml: str, run_dir: Path) -> s
         title=f"aqmlab run: {summary.get('scenario') or run_dir.name}",
         seed=summary.get("seed", ""),
         headline=headline(summary),
-        groups=_records(_groups(summary)),
+        groups=_groups(summary),
         flows=_flows(summary),
         links=_records(_links(summary)),
         figures=_figures([(run_dir / name, caption) for name, caption in RUN_FIGURES]),
@@ -339,12 +352,12 @@ def write_sweep_report(runs: pd.DataFrame, out_dir: Path) -> Path:
 
 __all__ = [
     "comparison_page",
-    "figure",
-    "head",
     "headline",
+    "markdown_html",
     "markdown_table",
+    "reproduction_page",
+    "reproductions_index",
     "run_page",
-    "table",
     "write_sweep_report",
 ]
 
@@ -353,37 +366,76 @@ __all__ = [
 
 #: Verdict -> CSS class of a claims table cell.
 VERDICT_CLASS = {"holds": "ok", "within noise": "noise", "fails": "no", "not measured": "no"}
-CLAIMS_STYLE = (
-    ".claims td{text-align:left;vertical-align:top;font-size:88%}.noise{color:#a60}"
-    "td.verdict{font-weight:bold;white-space:nowrap}"
-)
 
 
-def markdown_html(text: str) -> str:
+def markdown_html(text: str) -> Markup:
     """Markdown (CommonMark plus tables) rendered to HTML with markdown-it-py; raw HTML in the
     text is escaped, not passed through."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    return md.render(text)
+    return Markup(md.render(text))
 
 
-def claims_table(df: pd.DataFrame, caption: str = "") -> str:
-    """A claims table (:func:`aqmlab.claims.table`) with each verdict coloured."""
-    cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
-    cols = [str(c) for c in df.columns]
-    head_row = "".join(f"<th>{esc(c)}</th>" for c in cols)
-    rows = []
-    for rec in df.itertuples(index=False):
-        cells = []
-        for c, v in zip(cols, rec, strict=True):
-            if c == "verdict":
-                cls = VERDICT_CLASS.get(str(v), "")
-                cells.append(f"<td class='verdict {cls}'>{esc(str(v))}</td>")
-            else:
-                cells.append(f"<td>{esc(str(v))}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f"{cap}<style>{CLAIMS_STYLE}</style><table class='claims'><thead><tr>{head_row}"
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+def _claims(df: pd.DataFrame) -> dict[str, Any]:
+    """A claims table (:func:`aqmlab.claims.table`) as template data, every cell as text."""
+    return {"columns": [str(c) for c in df.columns], "rows": df.astype(str).values.tolist()}
+
+
+def reproduction_page(
+    title: str,
+    paper_file: str,
+    claims: tuple[str, pd.DataFrame, Sequence[str]] | None,
+    blocks: Sequence[tuple[str, Any]],
+    figures_dir: Path,
+) -> str:
+    """A paper's ``report.html``: ``claims`` is (summary line, claims table, Markdown notes) or
+    ``None``; ``blocks`` are :class:`aqmlab.reproduce.Report`'s sections, Markdown texts,
+    figures (stem, caption: the PNG in ``figures_dir`` embedded) and tables (df, caption)."""
+    shown: list[dict[str, Any]] = []
+    for kind, body in blocks:
+        if kind == "section":
+            shown.append({"kind": kind, "title": body})
+        elif kind == "text":
+            shown.append({"kind": kind, "html": markdown_html(body)})
+        elif kind == "figure":
+            stem, caption = body
+            png = figures_dir / f"{stem}.png"
+            uri = data_uri(png) if png.is_file() else None
+            shown.append({"kind": kind, "uri": uri, "caption": caption})
+        elif kind == "table":
+            df, caption = body
+            shown.append({"kind": kind, "caption": caption, **_frame(df)})
+    claims_data = None
+    if claims is not None:
+        summary, df, notes = claims
+        claims_data = {
+            "summary": summary,
+            "notes": [markdown_html(n) for n in notes],
+            **_claims(df),
+        }
+    return render(
+        "reproduction.html.j2",
+        title=title,
+        paper_file=paper_file,
+        claims=claims_data,
+        blocks=shown,
+        verdict_class=VERDICT_CLASS,
+    )
+
+
+def reproductions_index(
+    title: str, overview: pd.DataFrame, papers: Sequence[tuple[str, str, str, pd.DataFrame]]
+) -> str:
+    """``aqmlab reproduce all``'s ``index.html``: the overview table, then per paper (link,
+    title, summary line, claims table)."""
+    return render(
+        "reproductions.html.j2",
+        title=title,
+        overview=_frame(overview),
+        papers=[
+            {"href": href, "title": t, "summary": line, "claims": _claims(df)}
+            for href, t, line, df in papers
+        ],
+        verdict_class=VERDICT_CLASS,
     )

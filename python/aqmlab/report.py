@@ -162,28 +162,32 @@ def print_crosscheck(
     seeds: list[int],
     out_dir: Path | None = None,
     console: Console | None = None,
+    side: str = "ns2",
+    simulator: str = "ns-2.35",
+    short: str = "ns-2",
 ) -> None:
-    """aqmlab beside ns-2: one row per metric, mean [min-max] over seeds and the verdict."""
-    from aqmlab.ns2 import compare
+    """aqmlab beside another simulator (``side`` is its column in ``rows``): one row per
+    metric, mean [min-max] over seeds and the verdict."""
+    from aqmlab.xcheck import table
 
     console = console or Console()
-    t = Table(title=f"aqmlab vs ns-2.35: {_safe(title)} (seeds {', '.join(map(str, seeds))})")
+    t = Table(title=f"aqmlab vs {simulator}: {_safe(title)} (seeds {', '.join(map(str, seeds))})")
     t.add_column("metric", style="bold")
     t.add_column("aqmlab", justify="right")
-    t.add_column("ns-2", justify="right")
+    t.add_column(short, justify="right")
     t.add_column("ratio", justify="right")
     t.add_column("verdict")
     for r in rows:
         style = _VERDICT_STYLE.get(r["verdict"], "")
         t.add_row(
             r["label"],
-            compare.cell(r["aqmlab"]),
-            compare.cell(r["ns2"]),
-            compare.cell({"mean": r["ratio"], "values": [r["ratio"]]}),
+            table.cell(r["aqmlab"]),
+            table.cell(r[side]),
+            table.cell({"mean": r["ratio"], "values": [r["ratio"]]}),
             f"[{style}]{r['verdict']}[/{style}]" if style else r["verdict"],
         )
     console.print(t)
     if out_dir is not None:
         console.print(
-            f"crosscheck.json, crosscheck.md and the ns-2 scripts in [bold]{_safe(out_dir)}[/bold]"
+            f"crosscheck.json, crosscheck.md and what {short} ran in [bold]{_safe(out_dir)}[/bold]"
         )

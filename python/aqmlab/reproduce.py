@@ -17,6 +17,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -66,6 +67,27 @@ class Section(Protocol):
     def points(self, quick: bool) -> list[Point]: ...
 
     def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None: ...
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The :class:`Reproduction` every paper module ends with: its id, title, paper file and its
+    two steps, ``points(quick)`` and ``report(runs, rep, quick)``, module-level functions."""
+
+    id: str
+    title: str
+    paper_file: str
+    points: Callable[[bool], list[Point]]
+    report: Callable[[pd.DataFrame, Report, bool], None]
+
+
+@dataclass(frozen=True)
+class PaperSection:
+    """The :class:`Section` a module adds to another paper's report, built the same way."""
+
+    name: str
+    points: Callable[[bool], list[Point]]
+    report: Callable[[pd.DataFrame, Report, bool], None]
 
 
 def published(section: str) -> dict[str, Any]:
@@ -202,31 +224,13 @@ class Report:
         return "\n".join(lines).rstrip() + "\n"
 
     def html(self, figures_dir: Path) -> str:
-        esc = pages.esc
-        parts = [
-            pages.head(self.title),
-            f"<p>Paper: <code>{esc(self.paper_file)}</code></p>",
-        ]
+        claims = None
         if self.results:
-            parts.append(f"<p><b>{esc(claims_mod.summary_line(self.results))}</b></p>")
-            parts.append("<h2>Claims</h2>")
-            parts.append(pages.claims_table(self._claims_df()))
-            for x in self._head_lines():
-                parts.append(pages.markdown_html(x))
-            parts.append(pages.markdown_html(self._ns2_note()))
-        for kind, body in self._blocks:
-            if kind == "section":
-                parts.append(f"<h2>{esc(body)}</h2>")
-            elif kind == "text":
-                parts.append(pages.markdown_html(body))
-            elif kind == "figure":
-                stem, caption = body
-                parts.append(pages.figure(figures_dir / f"{stem}.png", caption))
-            elif kind == "table":
-                df, caption = body
-                parts.append(pages.table(df, caption))
-        parts.append(pages.TAIL)
-        return "\n".join(parts)
+            notes = [*self._head_lines(), self._ns2_note()]
+            claims = (claims_mod.summary_line(self.results), self._claims_df(), notes)
+        return pages.reproduction_page(
+            self.title, self.paper_file, claims, self._blocks, figures_dir
+        )
 
     def write(self, out_dir: Path) -> None:
         """Writes ``report.md``, ``report.html`` (figures embedded), ``figures/*.png`` and
@@ -432,7 +436,6 @@ def reproduce_all(
 
 def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
     """``index.html``/``index.md``: one section per paper with its claims table."""
-    esc = pages.esc
     title = "aqmlab paper reproductions" + (" (quick)" if quick else "")
     rows = []
     for o in outcomes:
@@ -451,21 +454,19 @@ def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
             }
         )
     overview = pd.DataFrame(rows)
-    html_parts = [pages.head(title), pages.table(overview, "Claims per paper (unique claims).")]
     md = [f"# {title}", "", pages.markdown_table(overview), ""]
+    papers = []
     for o in outcomes:
-        rel = f"{o.out_dir.name}/report.html"
         df = claims_mod.table(o.report.results)
-        html_parts.append(f"<h2><a href='{esc(rel)}'>{esc(o.report.title)}</a></h2>")
-        html_parts.append(f"<p>{esc(claims_mod.summary_line(o.report.results))}</p>")
-        html_parts.append(pages.claims_table(df))
-        md += [f"## {o.report.title}", "", claims_mod.summary_line(o.report.results), ""]
+        line = claims_mod.summary_line(o.report.results)
+        papers.append((f"{o.out_dir.name}/report.html", o.report.title, line, df))
+        md += [f"## {o.report.title}", "", line, ""]
         md += [pages.markdown_table(df), ""]
-    html_parts.append(pages.TAIL)
+    page = pages.reproductions_index(title, overview, papers)
     from aqmlab import output
 
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("index.html", "\n".join(html_parts)), ("index.md", "\n".join(md))):
+    for name, text in (("index.html", page), ("index.md", "\n".join(md))):
         output.check_file(out / name, what="--out")
         output.write_text_atomic(out / name, text)
         output.record_file(out / name)

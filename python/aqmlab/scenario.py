@@ -267,6 +267,8 @@ def resolve(
         stem = ""
     apply_overrides(doc, overrides)
     if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise scenario_error("seed", repr(seed)[:60], "an integer in 0..2^64-1")
         doc["seed"] = seed
     name = stem or str(doc.get("name") or "") or "scenario"
     return doc, name

@@ -48,6 +48,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
 import threading
@@ -57,14 +58,17 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from aqmlab import output
 from aqmlab import scenario as _scenario
 from aqmlab.invariants import InvariantError, check_summary
 from aqmlab.scenario import measured_qdisc, scenario_error
+
+if TYPE_CHECKING:
+    # pandas costs ~0.7 s of CPU to import: not in the process-pool workers, which import this
+    # module for run_one and never build a DataFrame.
+    import pandas as pd
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -425,7 +429,18 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Clo
     )
 
     def submit(text: str, run_dir: str) -> Future[str]:
-        return pool.submit(run_one, text, run_dir)
+        # The pool starts its workers inside submit. They are started with SIGINT blocked (the
+        # mask survives exec), so a Ctrl-C at the terminal, which reaches the whole process
+        # group, is handled once, by this process, which terminates them; a worker still
+        # importing would otherwise print a KeyboardInterrupt traceback of its own. Blocked,
+        # not ignored: a Ctrl-C in this moment is delivered here when it is unblocked.
+        if threading.current_thread() is not threading.main_thread():
+            return pool.submit(run_one, text, run_dir)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return pool.submit(run_one, text, run_dir)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def close(abort: bool) -> None:
         if abort:
@@ -500,8 +515,6 @@ def _connect_dask(address: str, deadline: float = DASK_CONNECT_DEADLINE) -> Any:
     caller gave up is closed by that thread."""
     import asyncio
 
-    from distributed import Client
-
     box: dict[str, Any] = {}
     gave_up = threading.Event()
 
@@ -511,6 +524,10 @@ def _connect_dask(address: str, deadline: float = DASK_CONNECT_DEADLINE) -> Any:
                 _probe_tcp(address)
             else:
                 asyncio.run(asyncio.wait_for(_probe_comm(address), deadline))
+            # Imported only once the address answered as a scheduler: importing distributed
+            # takes seconds on a busy machine, which a wrong address should not wait for.
+            from distributed import Client
+
             client = Client(address, timeout=deadline)
         except BaseException as e:  # reported by the caller, in its thread
             box["err"] = e
@@ -561,16 +578,16 @@ def _submit_dask(
 ) -> tuple[Callable[[str, str], Any], _Close]:
     """Submits to a Dask cluster: ``scheduler`` is an address or a ``distributed.Client``
     (then left open for its owner)."""
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - depends on the optional extra
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:  # the optional extra
         raise scenario_error(
             "--scheduler", str(scheduler), "dask.distributed installed: pip install 'aqmlab[dask]'"
-        ) from None
-    if isinstance(scheduler, Client):
+        )
+    if not isinstance(scheduler, str):  # a Client (distributed is imported by its owner)
         client, close = scheduler, (lambda abort: None)
     else:
-        address = str(scheduler)
+        address = scheduler
         _check_address(address)
         client = _connect_dask(address)
         close = lambda abort: client.close()  # noqa: E731
@@ -610,7 +627,7 @@ def run_points(
     if workers is not None and (
         not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
     ):
-        raise scenario_error("--workers", repr(workers), "an integer >= 1")
+        raise scenario_error("workers", repr(workers), "an integer >= 1 (local processes)")
     out_dir = output.check_destination(out_dir, force=force, kind="sweep").resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     # One sweep at a time writes a directory: a second one gets one line, not a race.
@@ -740,6 +757,8 @@ def _run_points_locked(
         row["cached"] = cached[i]
         row["error"] = errors[i]
         rows.append(row)
+    import pandas as pd
+
     df = pd.DataFrame(rows)
     label_cols: dict[str, None] = {}
     for point in points:
@@ -782,6 +801,8 @@ def load_table(run_dir: str | Path, name: str) -> pd.DataFrame:
     ``transfers`` (empty if the run's build did not write it)."""
     if name not in TABLES:
         raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+    import pandas as pd
+
     path = Path(run_dir) / f"{name}.parquet"
     if not path.exists():
         return pd.DataFrame()

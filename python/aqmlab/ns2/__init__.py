@@ -9,33 +9,32 @@ For each seed, aqmlab runs the scenario first; the ns-2 script is then generated
 resolved scenario and the flows that run resolved (exact start times and access delays), with
 ns-2's random generator seeded with the same number, and `ns` runs it. Runs go in parallel, one
 per core. See :mod:`aqmlab.ns2.tcl` for how the scenario maps onto ns-2 and
-:mod:`aqmlab.ns2.compare` for the metrics and verdicts.
+:mod:`aqmlab.xcheck.table` for the metrics and verdicts (shared with the ns-3 backend).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from aqmlab import api
 from aqmlab import scenario as _scenario
-from aqmlab.ns2 import compare, tcl, traces
 from aqmlab.ns2 import runner as ns2
+from aqmlab.ns2 import tcl, traces
 from aqmlab.ns2.runner import NsFailed, NsMissing
-from aqmlab.ns2.tcl import Unsupported
-from aqmlab.ns2.units import duration_s
 from aqmlab.scenario import Overrides, ScenarioLike
+from aqmlab.units import duration_s
+from aqmlab.xcheck import Unsupported, table
+from aqmlab.xcheck.aqmlab_side import aqmlab_metrics
+from aqmlab.xcheck.result import Backend, CrossCheck
+from aqmlab.xcheck.result import SeedRun as _SeedRun
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,134 +43,15 @@ else:  # pragma: no cover
 
 __all__ = ["CrossCheck", "NsFailed", "NsMissing", "Unsupported", "crosscheck", "run_seed"]
 
-
-@dataclass
-class SeedRun:
-    """Both simulators on one seed."""
-
-    seed: int
-    aqmlab: compare.RunMetrics
-    ns2: compare.RunMetrics
-    script: str
-    aqmlab_cpu_s: float = 0.0
-    ns2_cpu_s: float = 0.0
-    #: With ``trace_flows``: aqmlab's ``tcp_trace`` table, ns-2's traces (long form:
-    #: flow, t_s, var, value) and, per traced flow, where the two first part.
-    aqmlab_trace: Any = None
-    ns2_trace: Any = None
-    divergence: dict[int, Any] = field(default_factory=dict)
+BACKEND = Backend("ns2", "ns-2.35", "ns-2", "ns2_seed{seed}.tcl")
 
 
-@dataclass
-class CrossCheck:
-    """A cross-check: one row per metric (``rows``), and every seed's runs."""
+class SeedRun(_SeedRun):
+    """Both simulators on one seed; ``ns2`` is the other side."""
 
-    name: str
-    seeds: list[int]
-    rows: list[dict[str, Any]]
-    runs: list[SeedRun] = field(default_factory=list)
-
-    def row(self, metric: str) -> dict[str, Any]:
-        return next(r for r in self.rows if r["metric"] == metric)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "seeds": self.seeds,
-            "metrics": self.rows,
-            "runs": [
-                {
-                    "seed": r.seed,
-                    "aqmlab": r.aqmlab.values,
-                    "ns2": r.ns2.values,
-                    "aqmlab_cpu_s": r.aqmlab_cpu_s,
-                    "ns2_cpu_s": r.ns2_cpu_s,
-                }
-                for r in self.runs
-            ],
-            "first_divergence": {
-                str(r.seed): {str(f): d for f, d in r.divergence.items()}
-                for r in self.runs
-                if r.divergence
-            },
-            "flows": {
-                "rtt_ms": self.runs[0].aqmlab.rtt_ms if self.runs else {},
-                "aqmlab_goodput_mbps": [r.aqmlab.goodput_mbps for r in self.runs],
-                "ns2_goodput_mbps": [r.ns2.goodput_mbps for r in self.runs],
-            },
-        }
-
-    def markdown(self) -> str:
-        text = compare.markdown(self.rows, title=self.name, seeds=self.seeds)
-        lines = []
-        for r in self.runs:
-            for f, d in r.divergence.items():
-                if d is None:
-                    lines.append(f"- seed {r.seed}, flow {f}: the traces never part")
-                else:
-                    lines.append(
-                        f"- seed {r.seed}, flow {f}: `{d['var']}` first differs at "
-                        f"t = {d['t']:.5f} s (change {d['index']}; aqmlab {d['aqmlab']}, "
-                        f"ns-2 {d['ns2']})"
-                    )
-        if lines:
-            text += "\n## First divergence of the traced flows\n\n" + "\n".join(lines) + "\n"
-        return text
-
-    def write(self, out: str | Path, *, plots: bool = True, force: bool = False) -> Path:
-        """Writes ``crosscheck.json``, ``crosscheck.md``, each seed's ns-2 script and (with
-        ``plots``) ``goodput_vs_rtt.png`` into ``out``, replacing it as a whole under
-        :mod:`aqmlab.output`'s policy (``force`` replaces what aqmlab did not write)."""
-        from aqmlab import output
-
-        with output.atomic_dir(out, kind="crosscheck", force=force) as d:
-            self._write_files(d, plots=plots)
-        return Path(out)
-
-    def _write_files(self, d: Path, *, plots: bool) -> None:
-        (d / "crosscheck.json").write_text(
-            json.dumps(_jsonable(self.to_json()), indent=2), encoding="utf-8"
-        )
-        (d / "crosscheck.md").write_text(self.markdown(), encoding="utf-8")
-        for r in self.runs:
-            (d / f"ns2_seed{r.seed}.tcl").write_text(r.script, encoding="utf-8")
-            if r.aqmlab_trace is not None:
-                pq.write_table(r.aqmlab_trace, d / f"tcp_trace_seed{r.seed}.parquet")
-                pq.write_table(r.ns2_trace, d / f"tcp_trace_ns2_seed{r.seed}.parquet")
-        if plots and self.runs:
-            _plot(self, d / "goodput_vs_rtt.png")
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return None
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_jsonable(v) for v in x]
-    return x
-
-
-def _plot(cc: CrossCheck, path: Path) -> None:
-    from aqmlab import plots
-
-    fig = plots.new_figure(figsize=(7, 4.5))
-    ax = fig.subplots()
-    for label, side, marker in (("aqmlab", "aqmlab", "o"), ("ns-2.35", "ns2", "x")):
-        xs, ys = [], []
-        for r in cc.runs:
-            m: compare.RunMetrics = getattr(r, side)
-            for i, g in m.goodput_mbps.items():
-                xs.append(m.rtt_ms[i])
-                ys.append(g)
-        ax.scatter(xs, ys, marker=marker, label=label, alpha=0.6)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("base RTT (ms)")
-    ax.set_ylabel("goodput (Mbps)")
-    ax.set_title(f"{cc.name}: per-flow goodput, {len(cc.seeds)} seeds")
-    ax.legend()
-    plots.save(fig, path)
+    @property
+    def ns2(self) -> table.RunMetrics:
+        return self.other
 
 
 def ns2_tcp_model(text: str) -> str:
@@ -188,36 +68,12 @@ def ns2_tcp_model(text: str) -> str:
     return _scenario.dumps(doc)
 
 
-def _aqmlab_metrics(res: Any) -> compare.RunMetrics:
-    s = res.summary
-    flows = res.flows.to_pydict()
-    goodput = dict(zip(flows["id"], flows["goodput_mbps"], strict=False))
-    rtt = dict(zip(flows["id"], flows["rtt_ms"], strict=False))
-    links = res.links.to_pydict()
-    roles = zip(links["role"], links["drops"], strict=True)
-    access = sum(d for role, d in roles if role.startswith("access."))
-    # ns-2's error model sits on the bottleneck link behind the queue and drops into the
-    # link's drop target, which the queue monitor counts: its `pdrops_` includes link loss,
-    # so aqmlab's count does too (the same packets, counted alike on both sides).
-    drops = sum(s["drops"].values())
-    values = {
-        "utilisation": s["utilisation"],
-        "loss_rate": drops / s["arrivals"] if s["arrivals"] else float("nan"),
-        "drops_bottleneck": float(drops),
-        "drops_access": float(access),
-        "queue_mean_pkts": s["queue_pkts"]["mean"],
-        "delay_mean_ms": s["delay_ms"]["mean"],
-        "retransmits": float(sum(flows["retransmits"])),
-        # As ns-2's `nrexmit_` counts them: not those whose previous congestion response was
-        # an ECN reduction, which ns-2 answers without counting (`timeout()`'s
-        # `CWND_ACTION_ECN` branch).
-        "timeouts": float(sum(flows["timeouts"]) - sum(flows["timeouts_after_ecn"])),
-    }
-    values.update(compare.flow_metrics(goodput, rtt))
-    return compare.RunMetrics(values=values, goodput_mbps=goodput, rtt_ms=rtt)
+def _aqmlab_metrics(res: Any) -> table.RunMetrics:
+    """aqmlab's side, counted as ns-2 counts (timeouts right after an ECN cut left out)."""
+    return aqmlab_metrics(res, timeouts_after_ecn=False)
 
 
-def _ns2_metrics(run: ns2.NsRun, rtt: dict[int, float]) -> compare.RunMetrics:
+def _ns2_metrics(run: ns2.NsRun, rtt: dict[int, float]) -> table.RunMetrics:
     m = run.metrics
     w = m["window_s"]
     goodput = {i: b * 8 / w / 1e6 for i, (b, _, _) in run.flows.items()}
@@ -233,8 +89,8 @@ def _ns2_metrics(run: ns2.NsRun, rtt: dict[int, float]) -> compare.RunMetrics:
         "retransmits": float(sum(v[1] for v in run.flows.values())),
         "timeouts": float(sum(v[2] for v in run.flows.values())),
     }
-    values.update(compare.flow_metrics(goodput, rtt))
-    return compare.RunMetrics(values=values, goodput_mbps=goodput, rtt_ms=rtt)
+    values.update(table.flow_metrics(goodput, rtt))
+    return table.RunMetrics(values=values, goodput_mbps=goodput, rtt_ms=rtt)
 
 
 def _resolved(text: str) -> dict[str, Any]:
@@ -276,7 +132,10 @@ def check_translatable(doc: dict[str, Any]) -> None:
         for _ in range(int(g.get("count", 1))):
             fake.append(tcl.FlowRun(fid, gi, 10**9, 0.0))
             fid += 1
-    tcl.translate(doc, fake, seed=1, overhead_s=_overhead_s(doc))
+    # Where the monitor sits changes nothing a refusal depends on: any declared link will do.
+    links = doc.get("topology", {}).get("links") or [{}]
+    first = f"{links[0].get('from')}->{links[0].get('to')}"
+    tcl.translate(doc, fake, seed=1, overhead_s=_overhead_s(doc), measured_link=first)
 
 
 def run_seed(
@@ -308,24 +167,25 @@ def run_seed(
             overhead_s=_overhead_s(doc),
             trace_flows=trace_flows,
             trace_dir=str(workdir.resolve()),
+            measured_link=res.summary.get("measured_link"),
         )
         nr = ns2.run(script.text, workdir=workdir)
         out = SeedRun(
             seed=seed,
             aqmlab=aq,
-            ns2=_ns2_metrics(nr, aq.rtt_ms),
+            other=_ns2_metrics(nr, aq.rtt_ms),
             script=script.text,
             aqmlab_cpu_s=cpu,
-            ns2_cpu_s=nr.cpu_s,
+            other_cpu_s=nr.cpu_s,
         )
         if script.traced:
             out.aqmlab_trace = res.tcp_trace
-            out.ns2_trace = pa.concat_tables(
+            out.other_trace = pa.concat_tables(
                 [traces.read_ns2(workdir / f"ns2_trace_{i}.tr", i) for i in script.traced]
             )
             mine = traces.long_aqmlab(res.tcp_trace)
             out.divergence = {
-                i: traces.first_divergence(mine, out.ns2_trace, i) for i in script.traced
+                i: traces.first_divergence(mine, out.other_trace, i) for i in script.traced
             }
     return out
 
@@ -355,10 +215,23 @@ def crosscheck(
     base = int(resolved.get("seed", 1))
     seed_list = list(range(base, base + seeds)) if isinstance(seeds, int) else list(seeds)
     workers = jobs or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         runs = list(pool.map(lambda s: run_seed(doc, s, trace_flows=trace_flows), seed_list))
-    rows = compare.table([r.aqmlab for r in runs], [r.ns2 for r in runs])
-    cc = CrossCheck(name=resolved.get("name") or name, seeds=seed_list, rows=rows, runs=runs)
+    except BaseException:  # Ctrl-C, SIGTERM: stop both simulators' runs in flight at once
+        api.cancel_in_flight()
+        ns2.terminate_running()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    rows = table.table([r.aqmlab for r in runs], [r.other for r in runs], side=BACKEND.key)
+    cc = CrossCheck(
+        name=resolved.get("name") or name,
+        seeds=seed_list,
+        rows=rows,
+        runs=list(runs),
+        backend=BACKEND,
+    )
     if out is not None:
         cc.write(out, plots=plots)
     return cc

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab import api
-from aqmlab.ns2 import compare
+from aqmlab.xcheck import table
 
 FORMAT = 1
 
@@ -43,7 +43,7 @@ def record(cc: Any, path: str | Path, *, scenario: str, overrides: list[str] | N
         "set": list(overrides or []),
         "seeds": cc.seeds,
         "ns2": ns_version(),
-        "runs": [{"seed": r.seed, "metrics": r.ns2.values} for r in cc.runs],
+        "runs": [{"seed": r.seed, "metrics": r.other.values} for r in cc.runs],
         "aqmlab_when_recorded": [{"seed": r.seed, "metrics": r.aqmlab.values} for r in cc.runs],
     }
     p.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -64,11 +64,11 @@ def against(path: str | Path, *, root: str | Path = ".", jobs: int = 2) -> list[
     ref = load(path)
     scenario = Path(root) / ref["scenario"]
 
-    def one(seed: int) -> compare.RunMetrics:
+    def one(seed: int) -> table.RunMetrics:
         text, _ = api.prepare(scenario, set=ref["set"], seed=seed)
         return _aqmlab_metrics(api.run(ns2_tcp_model(text)))
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         aq = list(pool.map(one, ref["seeds"]))
-    ns = [compare.RunMetrics(values=r["metrics"], goodput_mbps={}, rtt_ms={}) for r in ref["runs"]]
-    return compare.table(aq, ns)
+    ns = [table.RunMetrics(values=r["metrics"], goodput_mbps={}, rtt_ms={}) for r in ref["runs"]]
+    return table.table(aq, ns)

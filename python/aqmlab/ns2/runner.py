@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +66,20 @@ def parse(stdout: str) -> tuple[dict[str, float], dict[int, tuple[int, int, int]
     return metrics, flows
 
 
+#: The `ns` processes running now (one per crosscheck thread), for :func:`terminate_running`.
+_running: set[subprocess.Popen[bytes]] = set()
+_running_lock = threading.Lock()
+
+
+def terminate_running() -> None:
+    """Terminates every `ns` this process started and still waits for (an interrupted
+    crosscheck: a SIGTERM to aqmlab alone does not reach them)."""
+    with _running_lock:
+        for proc in _running:
+            with contextlib.suppress(OSError):
+                proc.terminate()
+
+
 def run(script: str, *, workdir: str | Path | None = None, keep: Path | None = None) -> NsRun:
     """Runs `ns` on ``script`` (in ``workdir``, where traces land); raises :class:`NsFailed`
     with ns-2's last words if it did not reach the end of the run."""
@@ -77,9 +93,15 @@ def run(script: str, *, workdir: str | Path | None = None, keep: Path | None = N
         out_path, err_path = cwd / "ns.stdout", cwd / "ns.stderr"
         with out_path.open("wb") as out, err_path.open("wb") as err:
             proc = subprocess.Popen([binary, str(path)], cwd=cwd, stdout=out, stderr=err)
-            # This child's own CPU time (wait4's rusage): os.times() would also count any other
-            # seed's `ns` that a parallel crosscheck thread reaped in the meantime.
-            _, status, usage = os.wait4(proc.pid, 0)
+            with _running_lock:
+                _running.add(proc)
+            try:
+                # This child's own CPU time (wait4's rusage): os.times() would also count any
+                # other seed's `ns` that a parallel crosscheck thread reaped in the meantime.
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                with _running_lock:
+                    _running.discard(proc)
             proc.returncode = os.waitstatus_to_exitcode(status)
         cpu = usage.ru_utime + usage.ru_stime
         stdout = out_path.read_text(encoding="utf-8", errors="replace")

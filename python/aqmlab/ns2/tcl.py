@@ -24,7 +24,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from aqmlab.ns2.units import duration_ns, duration_s, rate_bps, size_bytes
+from aqmlab.units import duration_ns, duration_s, rate_bps, size_bytes
+from aqmlab.xcheck import Unsupported
 
 #: Queue disciplines the translation knows (aqmlab kind → ns-2 class).
 QDISCS = {
@@ -41,16 +42,6 @@ FLOW_KINDS = ("tcp", "udp_cbr", "pareto_onoff")
 TCP_AGENTS = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
 #: Buffer of aqmlab's uncongested links (reverse bottleneck, sink links), in packets.
 UNCONGESTED_BUFFER = 10_000
-
-
-class Unsupported(ValueError):
-    """The scenario uses something ns-2.35 (or this translation) cannot express."""
-
-    def __init__(self, path: str, value: Any, allowed: str) -> None:
-        super().__init__(f"{path}: {value!r} ({allowed})")
-        self.path = path
-        self.value = value
-        self.allowed = allowed
 
 
 @dataclass
@@ -420,6 +411,18 @@ def _least_delay(links: dict[tuple[str, str], int], src: str, dst: str) -> list[
     return path[::-1]
 
 
+def _measured_index(decl: list[dict[str, Any]], measured_link: str | None) -> int:
+    """The declared link the aqmlab run measured (its summary's ``measured_link``)."""
+    for k, e in enumerate(decl):
+        if f"{e['from']}->{e['to']}" == measured_link:
+            return k
+    names = ", ".join(f"{e['from']}->{e['to']}" for e in decl)
+    raise ValueError(
+        f"measured_link {measured_link!r} is none of the topology's links ({names}): "
+        "pass the aqmlab run's summary['measured_link']"
+    )
+
+
 def translate(
     doc: dict[str, Any],
     flows: list[FlowRun],
@@ -428,8 +431,11 @@ def translate(
     overhead_s: float = 0.0,
     trace_flows: list[int] | None = None,
     trace_dir: str = ".",
+    measured_link: str | None = None,
 ) -> Script:
-    """The ns-2 script of a resolved scenario ``doc`` whose aqmlab run resolved ``flows``."""
+    """The ns-2 script of a resolved scenario ``doc`` whose aqmlab run resolved ``flows``.
+    ``measured_link``: for a ``[topology]`` scenario, the link the aqmlab run measured, as its
+    summary names it (``measured_link``, ``"A->B"``); ns-2's monitor goes on the same link."""
     duration = duration_ns(doc["duration"])
     warmup = duration_ns(doc.get("warmup", "0s"))
     sink = doc.get("sink", {})
@@ -480,7 +486,7 @@ def translate(
             for n in (e["from"], e["to"]):
                 if n not in nodes:
                     nodes.append(n)
-        measured = next((k for k, e in enumerate(decl) if e.get("measure")), 0)
+        measured = _measured_index(decl, measured_link)
         group_ends = [(g["src"], g["dst"]) for g in groups]
     for e in decl:
         any_drr |= e.get("qdisc", {}).get("kind") == "drr"

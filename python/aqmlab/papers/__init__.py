@@ -1,14 +1,13 @@
 """Paper reproductions, one module per paper, each registered here by its id.
 
 ``aqmlab reproduce --list`` prints them; ``aqmlab reproduce ID [--quick]`` runs one. A module
-provides an object with ``id``, ``title``, ``paper_file``, ``points(quick)`` and
-``report(runs, rep, quick)`` (see :class:`aqmlab.reproduce.Reproduction`); add it to
-``_MODULES`` below. ``published.toml`` beside this file is the project's copy of the papers'
-printed numbers (``aqmlab.reproduce.published``).
+ends with ``REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)``
+(:class:`aqmlab.reproduce.Paper`); add it to ``_MODULES`` below. ``published.toml`` beside
+this file is the project's copy of the papers' printed numbers (``aqmlab.reproduce.published``).
 
 A module can add a section to another paper's report without touching that paper's module:
-it defines ``SECTION`` (an :class:`aqmlab.reproduce.Section`: ``name``, ``points(quick)``,
-``report(runs, rep, quick)``) and is listed in ``_SECTIONS`` under the paper's id. See
+it defines ``SECTION = PaperSection(name, points, report)`` (:class:`aqmlab.reproduce.
+PaperSection`) and is listed in ``_SECTIONS`` under the paper's id. See
 docs/adding-a-paper.md.
 """
 

@@ -60,14 +60,21 @@ from aqmlab.claims import (
     Choice,
     Claim,
     Result,
+    Vs,
     evaluate,
     ns2_cell,
     ns2_refs,
+    versus,
 )
-from aqmlab.reproduce import Report, load_base, published
+from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.sweep import Point, grid, load_table
 
 ID = "adaptive_red_004"
+TITLE = "Paper 004: A Self-Configuring RED Gateway (Feng, Kandlur, Saha, Shin)"
+PAPER_FILE = "004_618a487a53bfbc7f.txt"
+
+# ---- experiments ----------------------------------------------------------------------------
+
 MAX_P_FULL = [0.01, 0.016, 0.025, 0.04, 0.063, 0.1, 0.16, 0.25, 0.4, 0.63, 1.0]
 MAX_P_QUICK = [0.01, 0.025, 0.063, 0.16, 1.0]
 SEEDS_FULL = (1, 2, 3, 4, 5)
@@ -94,77 +101,6 @@ def _quick_time(doc: dict[str, Any], quick: bool) -> dict[str, Any]:
     return doc
 
 
-class AdaptiveRed004:
-    id = ID
-    title = "Paper 004: A Self-Configuring RED Gateway (Feng, Kandlur, Saha, Shin)"
-    paper_file = "004_618a487a53bfbc7f.txt"
-
-    def points(self, quick: bool) -> list[Point]:
-        max_ps = MAX_P_QUICK if quick else MAX_P_FULL
-        seeds = SEEDS_QUICK if quick else SEEDS_FULL
-        n4 = [8, 32] if quick else [4, 8, 32, 64]
-        n1 = [32, 64]
-        drop = _quick_time(load_base(ID, "red_drop"), quick)
-        ecn = _quick_time(load_base(ID, "red_ecn"), quick)
-        dt = _quick_time(load_base(ID, "droptail"), quick)
-        pts: list[Point] = []
-        for n in sorted(set(n4) | set(n1)):
-            # Five hosts, or one per connection when there are fewer than five (4 connections).
-            fixed = {"flows.0.count": n, "flows.0.hosts": min(5, n)}
-            lab = {"bottleneck.qdisc.max_p": "max_p"}
-            for fig_id, doc, axes in (
-                ("1", drop, {"bottleneck.qdisc.max_p": max_ps} if n in n1 else None),
-                ("dt", dt, {}),
-                ("4", ecn, {"bottleneck.qdisc.max_p": max_ps} if n in n4 else None),
-            ):
-                if axes is None:
-                    continue
-                extra: dict[str, Any] = {"figure": fig_id, "n": n}
-                pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
-        # Figs. 6/7: whole runs (time series) and one window per phase (loss, utilisation).
-        base = load_base(ID, "load_change")
-        phases = PHASES[1:3] if quick else PHASES[1:]
-        # The same with the lost last link n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
-        for fig, sink in (("6", None), (FIG6_SHORT, {"rate": "100Mbps", "delay": "5ms"})):
-            for name, q in VARIANTS.items():
-                doc = _with_qdisc(base, q)
-                if sink is not None:
-                    doc["sink"] = sink
-                extra = {"figure": fig, "variant": name, "phase": "all"}
-                pts += grid(doc, {}, seeds=seeds, extra_labels=extra)
-                for t0, t1, n in phases:
-                    win = dict(doc, warmup=f"{t0}s", duration=f"{t1}s")
-                    extra = {"figure": fig, "variant": name, "phase": f"{t0}-{t1}s", "n": n}
-                    pts += grid(win, {}, seeds=seeds, extra_labels=extra)
-        # Fig. 3: RED-ECN queue length with aggressive and conservative early detection at 8
-        # and 32 connections; Fig. 5: the conservative setting with 32 connections, max_th
-        # 80 KB in a 120 KB and a 240 KB queue, deterministic marking above max_th.
-        for name in ("aggressive", "conservative"):
-            mp = VARIANTS[name]["max_p"]
-            for n in FIG3_N:
-                fig3: dict[str, Any] = {
-                    "flows.0.count": n,
-                    "flows.0.hosts": 5,
-                    "bottleneck.qdisc.max_p": mp,
-                }
-                extra = {"figure": "3", "variant": name, "n": n}
-                pts += grid(ecn, {}, seeds=seeds, fixed=fig3, extra_labels=extra)
-        for buf in FIG5_BUFFERS:
-            fig5: dict[str, Any] = {
-                "flows.0.count": 32,
-                "flows.0.hosts": 5,
-                "bottleneck.buffer": buf,
-                "bottleneck.qdisc.max_p": VARIANTS["conservative"]["max_p"],
-                "bottleneck.qdisc.hard_drop": False,
-            }
-            extra = {"figure": "5", "variant": "conservative", "n": 32, "buffer_kb": buf}
-            pts += grid(ecn, {}, seeds=seeds, fixed=fig5, extra_labels=extra)
-        return pts
-
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        _report(runs, rep, quick)
-
-
 def _with_qdisc(base: dict[str, Any], q: dict[str, Any]) -> dict[str, Any]:
     doc = dict(base)
     doc["bottleneck"] = dict(base["bottleneck"])
@@ -173,6 +109,72 @@ def _with_qdisc(base: dict[str, Any], q: dict[str, Any]) -> dict[str, Any]:
         for k in ("alpha", "beta"):
             doc["bottleneck"]["qdisc"].pop(k, None)
     return doc
+
+
+# ---- runs -----------------------------------------------------------------------------------
+
+
+def points(quick: bool) -> list[Point]:
+    max_ps = MAX_P_QUICK if quick else MAX_P_FULL
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    n4 = [8, 32] if quick else [4, 8, 32, 64]
+    n1 = [32, 64]
+    drop = _quick_time(load_base(ID, "red_drop"), quick)
+    ecn = _quick_time(load_base(ID, "red_ecn"), quick)
+    dt = _quick_time(load_base(ID, "droptail"), quick)
+    pts: list[Point] = []
+    for n in sorted(set(n4) | set(n1)):
+        # Five hosts, or one per connection when there are fewer than five (4 connections).
+        fixed = {"flows.0.count": n, "flows.0.hosts": min(5, n)}
+        lab = {"bottleneck.qdisc.max_p": "max_p"}
+        for fig_id, doc, axes in (
+            ("1", drop, {"bottleneck.qdisc.max_p": max_ps} if n in n1 else None),
+            ("dt", dt, {}),
+            ("4", ecn, {"bottleneck.qdisc.max_p": max_ps} if n in n4 else None),
+        ):
+            if axes is None:
+                continue
+            extra: dict[str, Any] = {"figure": fig_id, "n": n}
+            pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
+    # Figs. 6/7: whole runs (time series) and one window per phase (loss, utilisation).
+    base = load_base(ID, "load_change")
+    phases = PHASES[1:3] if quick else PHASES[1:]
+    # The same with the lost last link n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
+    for fig, sink in (("6", None), (FIG6_SHORT, {"rate": "100Mbps", "delay": "5ms"})):
+        for name, q in VARIANTS.items():
+            doc = _with_qdisc(base, q)
+            if sink is not None:
+                doc["sink"] = sink
+            extra = {"figure": fig, "variant": name, "phase": "all"}
+            pts += grid(doc, {}, seeds=seeds, extra_labels=extra)
+            for t0, t1, n in phases:
+                win = dict(doc, warmup=f"{t0}s", duration=f"{t1}s")
+                extra = {"figure": fig, "variant": name, "phase": f"{t0}-{t1}s", "n": n}
+                pts += grid(win, {}, seeds=seeds, extra_labels=extra)
+    # Fig. 3: RED-ECN queue length with aggressive and conservative early detection at 8
+    # and 32 connections; Fig. 5: the conservative setting with 32 connections, max_th
+    # 80 KB in a 120 KB and a 240 KB queue, deterministic marking above max_th.
+    for name in ("aggressive", "conservative"):
+        mp = VARIANTS[name]["max_p"]
+        for n in FIG3_N:
+            fig3: dict[str, Any] = {
+                "flows.0.count": n,
+                "flows.0.hosts": 5,
+                "bottleneck.qdisc.max_p": mp,
+            }
+            extra = {"figure": "3", "variant": name, "n": n}
+            pts += grid(ecn, {}, seeds=seeds, fixed=fig3, extra_labels=extra)
+    for buf in FIG5_BUFFERS:
+        fig5: dict[str, Any] = {
+            "flows.0.count": 32,
+            "flows.0.hosts": 5,
+            "bottleneck.buffer": buf,
+            "bottleneck.qdisc.max_p": VARIANTS["conservative"]["max_p"],
+            "bottleneck.qdisc.hard_drop": False,
+        }
+        extra = {"figure": "5", "variant": "conservative", "n": 32, "buffer_kb": buf}
+        pts += grid(ecn, {}, seeds=seeds, fixed=fig5, extra_labels=extra)
+    return pts
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -234,6 +236,9 @@ class Data:
         return sorted(int(s) for s in self.sel("6", variant="self-config", phase="all")["seed"])
 
 
+# ---- claims ---------------------------------------------------------------------------------
+
+
 def _dt(d: Data, n: int) -> list[float]:
     return d.per_seed("dt", "loss_rate", n=n)
 
@@ -259,7 +264,7 @@ def _c_decrease(d: Data) -> list[Case]:
     out = []
     for n in d.ns("1"):
         c = d.curve("1", n, "loss_rate")
-        out.append(Case(f"{n} conn.", list(c.min(axis=1)), list(c[min(c.columns)])))
+        out.append(versus(f"{n} conn.", list, Vs(c.min(axis=1), c[min(c.columns)])))
     return out
 
 
@@ -279,12 +284,10 @@ def _argmin(d: Data, n: int) -> list[float]:
 def _c_argmin(d: Data) -> list[Case]:
     ns = d.ns("1")
     a, b = ns[0], ns[-1]
+    pub = published(f"{ID}.text")["max_p_minimising_loss_32_connections"]
     return [
-        Case(
-            f"log10 argmin, {b} vs {a} conn.",
-            _argmin(d, b),
-            _argmin(d, a),
-            f"{published(f'{ID}.text')['max_p_minimising_loss_32_connections']} at 32 conn.",
+        versus(
+            f"log10 argmin, {b} vs {a} conn.", _argmin, d, Vs(b, a), published=f"{pub} at 32 conn."
         )
     ]
 
@@ -386,6 +389,15 @@ def _f3(d: Data, variant: str, n: int, col: str) -> list[float]:
     return d.per_seed("3", col, variant=variant, n=n)
 
 
+def _loss_and_shortfall(d: Data, variant: str, n: int) -> list[Case]:
+    """Fig. 3's 'avoid packet loss' and 'high utilization' read as loss under 0.1 % and a
+    utilisation shortfall under 5 %."""
+    return [
+        Case("loss %", [100 * x for x in _f3(d, variant, n, "loss_rate")], 0.1),
+        Case("1 - utilisation", [1 - x for x in _f3(d, variant, n, "utilisation")], 0.05),
+    ]
+
+
 def _small(d: Data) -> list[int]:
     return [n for n in d.ns("4") if n <= 8]
 
@@ -404,7 +416,7 @@ def _c_few_util(d: Data) -> list[Case]:
     out = []
     for n in _small(d):
         c = d.curve("4", n, "utilisation")
-        out.append(Case(f"{n} conn.", list(c[min(c.columns)]), list(c[max(c.columns)])))
+        out.append(versus(f"{n} conn.", list, Vs(c[min(c.columns)], c[max(c.columns)])))
     return out
 
 
@@ -419,7 +431,7 @@ def _c_many_loss(d: Data) -> list[Case]:
     out = []
     for n in _large(d):
         c = d.curve("4", n, "loss_rate")
-        out.append(Case(f"{n} conn.", list(c[max(c.columns)]), list(0.5 * c[min(c.columns)])))
+        out.append(versus(f"{n} conn.", list, Vs(c[max(c.columns)], 0.5 * c[min(c.columns)])))
     return out
 
 
@@ -620,14 +632,7 @@ CLAIMS: list[Claim] = [
         rhs_name="0.1 % / 5 %",
         tolerance_source="ours: 'avoid packet loss' read as under 0.1 %, 'high utilization' as "
         "above 95 % (claim 10's reading)",
-        measure=lambda d: [
-            Case("loss %", [100 * x for x in _f3(d, "aggressive", 32, "loss_rate")], 0.1),
-            Case(
-                "1 - utilisation",
-                [1 - x for x in _f3(d, "aggressive", 32, "utilisation")],
-                0.05,
-            ),
-        ],
+        measure=lambda d: _loss_and_shortfall(d, "aggressive", 32),
     ),
     Claim(
         id="fig3b-conservative-8",
@@ -639,14 +644,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="0.1 % / 5 %",
         tolerance_source="ours: as claim fig3a-aggressive-32-desired",
-        measure=lambda d: [
-            Case("loss %", [100 * x for x in _f3(d, "conservative", 8, "loss_rate")], 0.1),
-            Case(
-                "1 - utilisation",
-                [1 - x for x in _f3(d, "conservative", 8, "utilisation")],
-                0.05,
-            ),
-        ],
+        measure=lambda d: _loss_and_shortfall(d, "conservative", 8),
     ),
     Claim(
         id="fig3b-conservative-32-full",
@@ -729,11 +727,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="conservative",
         measure=lambda d: [
-            Case(
-                "8 conn.",
-                _phase(d, "aggressive", 8, "utilisation"),
-                _phase(d, "conservative", 8, "utilisation"),
-            )
+            versus("8 conn.", _phase, d, Vs("aggressive", "conservative"), 8, "utilisation")
         ],
     ),
     Claim(
@@ -747,11 +741,7 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="aggressive",
         measure=lambda d: [
-            Case(
-                "32 conn.",
-                _phase(d, "conservative", 32, "loss_rate"),
-                _phase(d, "aggressive", 32, "loss_rate"),
-            )
+            versus("32 conn.", _phase, d, Vs("conservative", "aggressive"), 32, "loss_rate")
         ],
     ),
     Claim(
@@ -790,10 +780,13 @@ CLAIMS: list[Claim] = [
         tolerance=0.01,
         tolerance_source="ours: 'well' read as within 1 point of the better static setting",
         measure=lambda d: [
-            Case(
+            versus(
                 "utilisation, 8 conn.",
-                _phase(d, "self-config", 8, "utilisation"),
-                _phase(d, "conservative", 8, "utilisation"),
+                _phase,
+                d,
+                Vs("self-config", "conservative"),
+                8,
+                "utilisation",
             ),
             Case(
                 "minus loss, 32 conn.",
@@ -813,9 +806,6 @@ NOT_SEPARATE = [
 ]
 
 
-# ---- report ---------------------------------------------------------------------------------
-
-
 #: Fig. 1(a), the topology, is lost: the last link's delay sets the base RTTs of Figs. 6/7.
 LAST_LINK = Choice(
     name="Figs. 6/7: the lost last link n6 -> n8",
@@ -828,13 +818,16 @@ LAST_LINK = Choice(
 )
 
 
+# ---- report ---------------------------------------------------------------------------------
+
+
 def short_link(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with Figs. 6/7 taken from the 5 ms last-link runs."""
     rest = runs[~runs["figure"].isin(["6", FIG6_SHORT])]
     return pd.concat([rest, runs[runs["figure"] == FIG6_SHORT].assign(figure="6")])
 
 
-def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
+def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     d = Data(runs, quick)
     rep.claims(evaluate(CLAIMS, d, ns2_refs(ID)))
     pub = published(f"{ID}.text")
@@ -969,9 +962,6 @@ def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         )
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
-    from aqmlab.papers import adaptive_red_004_testbed
-
-    adaptive_red_004_testbed.report(rep, quick)
 
 
 def _fig3_5(rep: Report, d: Data) -> None:
@@ -1048,4 +1038,4 @@ def _moves_text(rep: Report, moves: pd.DataFrame, d: Data) -> None:
     )
 
 
-REPRODUCTION = AdaptiveRed004()
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

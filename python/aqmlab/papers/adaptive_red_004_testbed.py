@@ -30,7 +30,9 @@ ticks, TCP timestamps, receive-window auto-tuning, pacing of the first RTT's bur
 sets no pacing rate), GSO on the host (segmented before our device: every packet is judged
 alone), and the 4.2BSD-style ECN reaction of RFC 3168 (halve once per window) in both.
 
-The live part runs when the machine can (root, TUN, netns, the compiled bottleneck) *and*
+In ``aqmlab reproduce adaptive_red_004`` this module is the section ``testbed`` (``SECTION``):
+its simulated points run and are cached with the paper's own. The live part runs when the
+machine can (root, TUN, netns, the compiled bottleneck) *and*
 ``AQMLAB_TESTBED`` is ``quick`` or ``full``; otherwise the report says so. It takes about
 15 points x 60 s in full, 6 x 15 s quick.
 """
@@ -44,8 +46,10 @@ from typing import Any
 import pandas as pd
 
 from aqmlab import api
-from aqmlab.claims import Case, Claim, evaluate
+from aqmlab.claims import Case, Claim, Vs, evaluate, versus
 from aqmlab.claims import table as claims_table
+from aqmlab.reproduce import PaperSection, Report
+from aqmlab.sweep import Point, grid
 
 VARIANTS = {
     "conservative": {"kind": "red", "max_p": 0.02},
@@ -105,6 +109,7 @@ def _row(side: str, variant: str, n: int, rep: int, s: dict[str, Any], wall: flo
 
 
 def simulate(quick: bool) -> pd.DataFrame:
+    """The simulated sweep run here, without the run cache (``main`` and the live tests)."""
     rows = []
     for variant in VARIANTS:
         for n in CONNECTIONS_QUICK if quick else CONNECTIONS_FULL:
@@ -113,6 +118,29 @@ def simulate(quick: bool) -> pd.DataFrame:
                 res = api.run(scenario(variant, n, quick), seed=seed)
                 rows.append(_row("sim", variant, n, seed, res.summary, time.monotonic() - t))
     return pd.DataFrame(rows)
+
+
+def points(quick: bool) -> list[Point]:
+    """The simulated sweep as points of the 004 reproduction (run and cached with its own)."""
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    return [
+        p
+        for variant in VARIANTS
+        for n in (CONNECTIONS_QUICK if quick else CONNECTIONS_FULL)
+        for p in grid(
+            scenario(variant, n, quick), {}, seeds=seeds, extra_labels={"variant": variant, "n": n}
+        )
+    ]
+
+
+def simulated(runs: pd.DataFrame) -> pd.DataFrame:
+    """The section's runs (:func:`points`) as the table :func:`simulate` returns."""
+    return pd.DataFrame(
+        [
+            _row("sim", str(r["variant"]), int(r["n"]), int(r["seed"]), r.to_dict(), float("nan"))
+            for _, r in runs.iterrows()
+        ]
+    )
 
 
 def live_unavailable() -> str | None:
@@ -166,10 +194,8 @@ def _c_high(d: pd.DataFrame) -> list[Case]:
 def _c_aggressive_low(d: pd.DataFrame) -> list[Case]:
     n = _ns(d)[0]
     return [
-        Case(
-            f"{other} vs aggressive, {n} conn.",
-            _vals(d, other, n, "utilisation"),
-            _vals(d, "aggressive", n, "utilisation"),
+        versus(
+            f"{other} vs aggressive, {n} conn.", _vals, d, Vs(other, "aggressive"), n, "utilisation"
         )
         for other in ("conservative", "adaptive")
     ]
@@ -178,11 +204,7 @@ def _c_aggressive_low(d: pd.DataFrame) -> list[Case]:
 def _c_low_loss(d: pd.DataFrame) -> list[Case]:
     n = _ns(d)[-1]
     return [
-        Case(
-            f"{v} vs conservative, {n} conn.",
-            _vals(d, v, n, "loss_rate"),
-            _vals(d, "conservative", n, "loss_rate"),
-        )
+        versus(f"{v} vs conservative, {n} conn.", _vals, d, Vs(v, "conservative"), n, "loss_rate")
         for v in ("aggressive", "adaptive")
     ]
 
@@ -190,10 +212,8 @@ def _c_low_loss(d: pd.DataFrame) -> list[Case]:
 def _c_conservative_grows(d: pd.DataFrame) -> list[Case]:
     ns = _ns(d)
     return [
-        Case(
-            f"{ns[-1]} vs {ns[0]} conn.",
-            _vals(d, "conservative", ns[-1], "loss_rate"),
-            _vals(d, "conservative", ns[0], "loss_rate"),
+        versus(
+            f"{ns[-1]} vs {ns[0]} conn.", _vals, d, "conservative", Vs(ns[-1], ns[0]), "loss_rate"
         )
     ]
 
@@ -277,9 +297,9 @@ def _table(d: pd.DataFrame) -> pd.DataFrame:
     return t.reset_index()
 
 
-def report(rep: Any, quick: bool) -> None:
-    """The testbed section of the 004 report: the sweep simulated, live where possible, the
-    claims on each."""
+def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
+    """The testbed section of the 004 report: the sweep simulated (``runs``, this section's
+    points), live where possible, the claims on each."""
     rep.section("§V testbed (Fig. 9): live Linux TCP and the same sweep simulated")
     rep.text(
         "Fig. 9's sweep (10 Mbps, 50 KB queue, min_th 10 KB, max_th 40 KB; conservative "
@@ -287,9 +307,8 @@ def report(rep: Any, quick: bool) -> None:
         "the differences between today's Linux Reno and FreeBSD 2.2.6's: see "
         "`aqmlab/papers/adaptive_red_004_testbed.py`."
     )
-    t = time.monotonic()
-    sim = simulate(quick)
-    rep.text(f"Simulated: {len(sim)} runs in {time.monotonic() - t:.1f} s of wall clock.")
+    sim = simulated(runs)
+    rep.text(f"Simulated: {len(sim)} runs (counted in the run statistics below).")
     rep.table(_table(sim), "Simulated: throughput (Mbps), loss and marking rates, seed means")
     rep.table(claims_table(evaluate(CLAIMS, sim)), "§V's sentences on the simulated sweep")
     mode = os.environ.get(ENV, "")
@@ -310,7 +329,10 @@ def report(rep: Any, quick: bool) -> None:
     rep.table(claims_table(evaluate(CLAIMS, lv)), "§V's sentences on the live sweep")
 
 
-__all__ = ["CLAIMS", "VARIANTS", "report", "run_live", "scenario", "simulate"]
+#: This module's section of the adaptive_red_004 report (``aqmlab.papers._SECTIONS``).
+SECTION = PaperSection("testbed", points, report)
+
+__all__ = ["CLAIMS", "SECTION", "VARIANTS", "points", "report", "run_live", "scenario", "simulate"]
 
 
 def main() -> None:

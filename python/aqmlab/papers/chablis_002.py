@@ -31,15 +31,22 @@ from aqmlab.claims import (
     Case,
     Choice,
     Claim,
+    Vs,
     evaluate,
     ns2_cell,
     ns2_refs,
+    versus,
 )
 from aqmlab.registry import jain_index
-from aqmlab.reproduce import Report, load_base, published
+from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.sweep import Point, load_table
 
 ID = "chablis_002"
+TITLE = "Chablis: fair bandwidth allocation with RTT-based marking (paper 002, experiments 1-6)"
+PAPER_FILE = "002_24dd6513f24de3ea.txt"
+
+# ---- experiments ----------------------------------------------------------------------------
+
 READINGS = """\
 Readings taken where the paper is silent or damaged:
 
@@ -187,42 +194,40 @@ def scenario(
     return sc
 
 
-class Chablis002:
-    id = ID
-    title = "Chablis: fair bandwidth allocation with RTT-based marking (paper 002, experiments 1-6)"
-    paper_file = "002_24dd6513f24de3ea.txt"
+# ---- runs -----------------------------------------------------------------------------------
 
-    def points(self, quick: bool) -> list[Point]:
-        seeds = SEEDS_QUICK if quick else SEEDS_FULL
-        cases: list[tuple[int, str, tuple[str, ...], tuple[int, ...]]]
-        cases = [(e, "main", ALGORITHMS, seeds) for e in (1, 2, 3, 4, 5, 6)]
-        sens = (1,) if quick else seeds
-        cases += [(e, ALT_READING, ALGORITHMS, sens) for e in (1, 2, 3, 4, 5, 6)]
-        others = [h for h in HOLD_SETTINGS if h != ALT_READING]
-        cases += [(e, h, ("red", "chablis"), sens) for e in (1, 3) for h in others]
-        cases += [(e, UNIT_EXPONENTS, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
-        if not quick:
-            cases.append((1, "ns2", ("fred", "csfq", "drr"), seeds))
-            cases += [(e, "count", ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
-            cases += [(e, TRUE_LABEL, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
-        return [
-            Point(
-                labels={
-                    "figure": f"exp{e}",
-                    "experiment": e,
-                    "algorithm": a,
-                    "settings": settings,
-                    "seed": s,
-                },
-                scenario=scenario(e, a, quick, settings, s),
-            )
-            for e, settings, algs, ss in cases
-            for a in algs
-            for s in ss
-        ]
 
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        _report(runs, rep, quick)
+def points(quick: bool) -> list[Point]:
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    cases: list[tuple[int, str, tuple[str, ...], tuple[int, ...]]]
+    cases = [(e, "main", ALGORITHMS, seeds) for e in (1, 2, 3, 4, 5, 6)]
+    sens = (1,) if quick else seeds
+    cases += [(e, ALT_READING, ALGORITHMS, sens) for e in (1, 2, 3, 4, 5, 6)]
+    others = [h for h in HOLD_SETTINGS if h != ALT_READING]
+    cases += [(e, h, ("red", "chablis"), sens) for e in (1, 3) for h in others]
+    cases += [(e, UNIT_EXPONENTS, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
+    if not quick:
+        cases.append((1, "ns2", ("fred", "csfq", "drr"), seeds))
+        cases += [(e, "count", ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
+        cases += [(e, TRUE_LABEL, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
+    return [
+        Point(
+            labels={
+                "figure": f"exp{e}",
+                "experiment": e,
+                "algorithm": a,
+                "settings": settings,
+                "seed": s,
+            },
+            scenario=scenario(e, a, quick, settings, s),
+        )
+        for e, settings, algs, ss in cases
+        for a in algs
+        for s in ss
+    ]
+
+
+# ---- measurements ---------------------------------------------------------------------------
 
 
 def main_runs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -230,13 +235,6 @@ def main_runs(runs: pd.DataFrame) -> pd.DataFrame:
     if "settings" not in runs.columns:
         return runs
     return runs[runs["settings"] == "main"]
-
-
-REPRODUCTION = Chablis002()
-
-
-# ---------------------------------------------------------------------------------------------
-# Measurements
 
 
 def _summary(row: pd.Series) -> dict[str, Any]:
@@ -323,8 +321,7 @@ def _unit_row(
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# The paper's claims
+# ---- claims ---------------------------------------------------------------------------------
 
 FAIR_FLOW = 10.0 / 30.0
 PUB_MM = published(f"{ID}.min_max_goodput_mbps")
@@ -380,14 +377,14 @@ def _pub_pair(key: str, a: str, b: str) -> str:
 
 def _ratio_cases(d: Data, a: str, b: str, keys: list[str] | None = None) -> list[Case]:
     return [
-        Case(f"exp. {k}", d.ratio(k, a), d.ratio(k, b), _pub_pair(k, a, b))
+        versus(f"exp. {k}", d.ratio, k, Vs(a, b), published=_pub_pair(k, a, b))
         for k in (keys if keys is not None else d.keys)
     ]
 
 
 def _vs_each(d: Data, key: str, a: str, others: tuple[str, ...]) -> list[Case]:
     return [
-        Case(f"exp. {key} vs {LABEL[o]}", d.ratio(key, a), d.ratio(key, o), _pub_pair(key, a, o))
+        versus(f"exp. {key} vs {LABEL[o]}", d.ratio, key, Vs(a, o), published=_pub_pair(key, a, o))
         for o in others
     ]
 
@@ -399,11 +396,8 @@ def _periods(e: int, which: str) -> list[str]:
 def _flow0(d: Data, key: str, a: str, b: str) -> Case:
     pa, pb = PUB_FLOW0.get((key, a)), PUB_FLOW0.get((key, b))
     pub = f"{pa} vs {pb} Mbps" if pa is not None and pb is not None else ""
-    return Case(
-        f"exp. {key}: {LABEL[a]} vs {LABEL[b]}",
-        d.value(key, a, "flow 0"),
-        d.value(key, b, "flow 0"),
-        pub,
+    return versus(
+        f"exp. {key}: {LABEL[a]} vs {LABEL[b]}", d.value, key, Vs(a, b), "flow 0", published=pub
     )
 
 
@@ -429,9 +423,7 @@ def _drop_cases(d: Data) -> list[Case]:
         if k not in d.keys:
             continue
         pub = f"{PUB_14['chablis_drop_percent'][i]} vs {PUB_14['red_drop_percent'][i]} %"
-        out.append(
-            Case(f"exp. {k}", d.col(k, "chablis", "drop_pct"), d.col(k, "red", "drop_pct"), pub)
-        )
+        out.append(versus(f"exp. {k}", d.col, k, Vs("chablis", "red"), "drop_pct", published=pub))
     return out
 
 
@@ -443,12 +435,7 @@ def _goodput_cases(d: Data) -> list[Case]:
             continue
         pub = f"{PUB_14['chablis_goodput_mbps'][i]} vs {PUB_14['red_goodput_mbps'][i]} Mbps"
         out.append(
-            Case(
-                f"exp. {k}",
-                d.col(k, "chablis", "goodput_total"),
-                d.col(k, "red", "goodput_total"),
-                pub,
-            )
+            versus(f"exp. {k}", d.col, k, Vs("chablis", "red"), "goodput_total", published=pub)
         )
     return out
 
@@ -622,7 +609,7 @@ CLAIMS: list[Claim] = [
         tolerance=0.03,
         tolerance_source="ours: 'not at all' read as within 0.03 Mbps (the paper: 0.15 vs 0.15)",
         measure=lambda d: [
-            Case("exp. 1", d.col("1", "fred", "min"), d.col("1", "red", "min"), "0.15 vs 0.15")
+            versus("exp. 1", d.col, "1", Vs("fred", "red"), "min", published="0.15 vs 0.15")
         ],
     ),
     Claim(
@@ -635,7 +622,7 @@ CLAIMS: list[Claim] = [
         rhs_name="RED",
         unit="Mbps",
         measure=lambda d: [
-            Case("exp. 1", d.col("1", "fred", "max"), d.col("1", "red", "max"), "0.75 vs 0.82")
+            versus("exp. 1", d.col, "1", Vs("fred", "red"), "max", published="0.75 vs 0.82")
         ],
     ),
     Claim(
@@ -651,7 +638,7 @@ CLAIMS: list[Claim] = [
         tolerance=0.03,
         tolerance_source="ours: 'comparable' read as within 0.03 Mbps (the paper: 0.14 vs 0.15)",
         measure=lambda d: [
-            Case("exp. 1", d.col("1", "csfq", "min"), d.col("1", "red", "min"), "0.14 vs 0.15")
+            versus("exp. 1", d.col, "1", Vs("csfq", "red"), "min", published="0.14 vs 0.15")
         ],
     ),
     Claim(
@@ -690,11 +677,8 @@ CLAIMS: list[Claim] = [
         rhs_name="RED",
         unit="Mbps",
         measure=lambda d: [
-            Case(
-                "exp. 2",
-                d.value("2", "fred", "fragile"),
-                d.value("2", "red", "fragile"),
-                "1.9 vs 1.5 Mbps",
+            versus(
+                "exp. 2", d.value, "2", Vs("fred", "red"), "fragile", published="1.9 vs 1.5 Mbps"
             )
         ],
     ),
@@ -708,12 +692,7 @@ CLAIMS: list[Claim] = [
         rhs_name="RED",
         unit="Mbps",
         measure=lambda d: [
-            Case(
-                "exp. 2",
-                d.value("2", "fred", "robust"),
-                d.value("2", "red", "robust"),
-                "5.0 vs 6.0 Mbps",
-            )
+            versus("exp. 2", d.value, "2", Vs("fred", "red"), "robust", published="5.0 vs 6.0 Mbps")
         ],
     ),
     Claim(
@@ -766,11 +745,13 @@ CLAIMS: list[Claim] = [
         rhs_name="DRR",
         unit="Mbps",
         measure=lambda d: [
-            Case(
+            versus(
                 "exp. 3",
-                d.others_min("3", "chablis", "flow 0"),
-                d.others_min("3", "drr", "flow 0"),
-                "0.28 vs 0.21",
+                d.others_min,
+                "3",
+                Vs("chablis", "drr"),
+                "flow 0",
+                published="0.28 vs 0.21",
             )
         ],
     ),
@@ -808,7 +789,9 @@ CLAIMS: list[Claim] = [
         tolerance=0.1,
         tolerance_source="ours: 'similar' read as within 0.1 in min/max (the paper: 0.59 vs 0.47)",
         measure=lambda d: [
-            Case("exp. 4", d.ratio("4", "drr"), d.ratio("4", "fred"), _pub_pair("4", "drr", "fred"))
+            versus(
+                "exp. 4", d.ratio, "4", Vs("drr", "fred"), published=_pub_pair("4", "drr", "fred")
+            )
         ],
     ),
     Claim(
@@ -823,7 +806,7 @@ CLAIMS: list[Claim] = [
         rhs_name="each other",
         unit="Mbps",
         measure=lambda d: [
-            Case(f"vs {LABEL[o]}", d.gap("4", "chablis"), d.gap("4", o))
+            versus(f"vs {LABEL[o]}", d.gap, "4", Vs("chablis", o))
             for o in ("red", "fred", "csfq", "drr")
         ],
     ),
@@ -875,7 +858,7 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="B",
         unit="Mbps",
-        measure=lambda d: [Case(LABEL[a], d.gap("5C", a), d.gap("5B", a)) for a in ("red", "fred")],
+        measure=lambda d: [versus(LABEL[a], d.gap, Vs("5C", "5B"), a) for a in ("red", "fred")],
     ),
     Claim(
         id="e5-c-csfq-better",
@@ -896,7 +879,7 @@ CLAIMS: list[Claim] = [
         lhs_name="D",
         op=">",
         rhs_name="C",
-        measure=lambda d: [Case(LABEL[a], d.ratio("5D", a), d.ratio("5C", a)) for a in BASELINES],
+        measure=lambda d: [versus(LABEL[a], d.ratio, Vs("5D", "5C"), a) for a in BASELINES],
     ),
     Claim(
         id="e5-6-chablis-near-drr",
@@ -924,7 +907,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="exp. 5",
         measure=lambda d: [
-            Case(LABEL[a], _mean_ratio(d, 6, a), _mean_ratio(d, 5, a)) for a in ("drr", "chablis")
+            versus(LABEL[a], _mean_ratio, d, Vs(6, 5), a) for a in ("drr", "chablis")
         ],
     ),
     Claim(
@@ -935,7 +918,7 @@ CLAIMS: list[Claim] = [
         lhs_name="C",
         op="<",
         rhs_name="B",
-        measure=lambda d: [Case(LABEL[a], d.ratio("6C", a), d.ratio("6B", a)) for a in BASELINES],
+        measure=lambda d: [versus(LABEL[a], d.ratio, Vs("6C", "6B"), a) for a in BASELINES],
     ),
     Claim(
         id="e6-d-csfq-worst",
@@ -947,11 +930,8 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="each other",
         measure=lambda d: [
-            Case(
-                f"vs {LABEL[o]}",
-                d.ratio("6D", "csfq"),
-                d.ratio("6D", o),
-                _pub_pair("6D", "csfq", o),
+            versus(
+                f"vs {LABEL[o]}", d.ratio, "6D", Vs("csfq", o), published=_pub_pair("6D", "csfq", o)
             )
             for o in ("red", "fred", "drr", "chablis")
         ],
@@ -1022,8 +1002,24 @@ NOT_SEPARATE = [
 ]
 
 
-# ---------------------------------------------------------------------------------------------
-# Report
+#: The set-up choices run both ways (see :func:`_choice_runs`).
+ECN_HOLD = Choice(
+    name="ECN one-segment hold",
+    default="doubled on every hold, as ns-2's ecn_backoff_",
+    other="one RTO each time, RFC 3168 without doubling",
+    why="the paper ran ns-2, whose TCP doubles the hold; the other reading reruns every "
+    "experiment and algorithm (quick mode: one seed on both sides).",
+)
+EXPONENTS = Choice(
+    name="Chablis's eq. 4 exponents",
+    default="alpha 1.6, beta 1.4 (printed)",
+    other="alpha = beta = 1",
+    why="§3.1 prints 1.6 and 1.4, tuned on the paper's own experiment 1 in ns-2; alpha = beta "
+    "= 1 is eq. 3's plain proportionality, untuned. Only Chablis's runs change.",
+)
+
+
+# ---- report ---------------------------------------------------------------------------------
 
 
 def _band(text: Any) -> tuple[float, float] | None:
@@ -1088,7 +1084,7 @@ def _flow_caption(e: int) -> str:
     }[e] + " Mean over seeds; horizontal line: fair share 1/3 Mbps."
 
 
-def _report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
+def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     runs = main_runs(all_runs)
     per_seed = units(runs, quick)
     u = aggregate(per_seed)
@@ -1230,23 +1226,6 @@ def _report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         )
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
-
-
-#: The set-up choices run both ways (see :func:`_choice_runs`).
-ECN_HOLD = Choice(
-    name="ECN one-segment hold",
-    default="doubled on every hold, as ns-2's ecn_backoff_",
-    other="one RTO each time, RFC 3168 without doubling",
-    why="the paper ran ns-2, whose TCP doubles the hold; the other reading reruns every "
-    "experiment and algorithm (quick mode: one seed on both sides).",
-)
-EXPONENTS = Choice(
-    name="Chablis's eq. 4 exponents",
-    default="alpha 1.6, beta 1.4 (printed)",
-    other="alpha = beta = 1",
-    why="§3.1 prints 1.6 and 1.4, tuned on the paper's own experiment 1 in ns-2; alpha = beta "
-    "= 1 is eq. 3's plain proportionality, untuned. Only Chablis's runs change.",
-)
 
 
 def _choice_runs(all_runs: pd.DataFrame) -> list[tuple[Choice, pd.DataFrame]]:
@@ -1442,3 +1421,6 @@ def exp3_dynamics(runs: pd.DataFrame) -> dict[str, dict[str, float]]:
 def _nanmean(xs: list[float]) -> float:
     a = np.asarray(xs, dtype=float)
     return float(a[~np.isnan(a)].mean()) if (~np.isnan(a)).any() else float("nan")
+
+
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

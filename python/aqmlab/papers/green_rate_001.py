@@ -39,14 +39,17 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Claim, evaluate, ns2_cell, ns2_refs
-from aqmlab.reproduce import Report, load_base, published
+from aqmlab.claims import Adjective, Case, Claim, Vs, evaluate, ns2_cell, ns2_refs, versus
+from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point
 
 ID = "green_rate_001"
 TITLE = "Rate-based GREEN (paper 001): trials 1-3, Table 1"
 PAPER_FILE = "001_b15d0b1564b3cf2d.txt"
+
+
+# ---- experiments ----------------------------------------------------------------------------
 
 ALGORITHMS = ["droptail", "red", "blue", "rem", "green_rate"]
 LABELS = {"droptail": "DropTail", "red": "RED", "blue": "BLUE", "rem": "REM", "green_rate": "GREEN"}
@@ -162,6 +165,9 @@ def point(
     return Point(labels=labels, scenario=doc)
 
 
+# ---- runs -----------------------------------------------------------------------------------
+
+
 def points(quick: bool) -> list[Point]:
     grid = QUICK if quick else FULL
     seeds = SEEDS_QUICK if quick else SEEDS_FULL
@@ -179,6 +185,9 @@ def points(quick: bool) -> list[Point]:
         for x in (grid[1][::3] if quick else grid[1])
     ]
     return main + sens
+
+
+# ---- measurements ---------------------------------------------------------------------------
 
 
 def metrics(runs: pd.DataFrame) -> pd.DataFrame:
@@ -203,10 +212,9 @@ def paper_runs(m: pd.DataFrame) -> pd.DataFrame:
     return m[m["variant"] == "paper"]
 
 
+# ---- claims ---------------------------------------------------------------------------------
+
 PUB1 = published("green_rate_001.trial1_summary")
-#: The module docstring's readings, for the report.
-READINGS = (__doc__ or "").split("Readings where the paper leaves something open", 1)[-1]
-READINGS = READINGS[READINGS.find("\n- ") + 1 :]
 
 
 def _pub(metric: str, algo: str) -> float:
@@ -241,11 +249,13 @@ def _c_table1(col: str, high: tuple[str, ...], low: tuple[str, ...]) -> Any:
     def f(m: pd.DataFrame) -> list[Case]:
         pc = PUB_COL[col]
         return [
-            Case(
+            versus(
                 f"{LABELS[h]} vs {LABELS[lo]}",
-                _t1(m, h, col),
-                _t1(m, lo, col),
-                f"{_pub(pc, h)} vs {_pub(pc, lo)}",
+                _t1,
+                m,
+                Vs(h, lo),
+                col,
+                published=f"{_pub(pc, h)} vs {_pub(pc, lo)}",
             )
             for h in high
             for lo in low
@@ -260,17 +270,19 @@ def _c_every_load(m: pd.DataFrame) -> list[Case]:
     for x in _xs(m, 1, "sessions"):
         worst_other = np.max([_at(m, 1, a, "sessions", x, "loss_pct") for a in FLOW_BASED], axis=0)
         best_queue = np.min([_at(m, 1, a, "sessions", x, "loss_pct") for a in QUEUE_BASED], axis=0)
-        out.append(Case(f"{x} sessions", list(best_queue), list(worst_other)))
+        out.append(versus(f"{x} sessions", list, Vs(best_queue, worst_other)))
     return out
 
 
 def _c_blue_util(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
+        versus(
             f"vs {LABELS[a]}",
-            _t1(m, "blue", "utilisation"),
-            _t1(m, a, "utilisation"),
-            f"{_pub('utilisation', 'blue')} vs {_pub('utilisation', a)}",
+            _t1,
+            m,
+            Vs("blue", a),
+            "utilisation",
+            published=f"{_pub('utilisation', 'blue')} vs {_pub('utilisation', a)}",
         )
         for a in ALGORITHMS
         if a != "blue"
@@ -279,11 +291,13 @@ def _c_blue_util(m: pd.DataFrame) -> list[Case]:
 
 def _c_green_rem(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
+        versus(
             c,
-            _t1(m, "green_rate", c),
-            _t1(m, "rem", c),
-            f"{_pub(PUB_COL[c], 'green_rate')} vs {_pub(PUB_COL[c], 'rem')}",
+            _t1,
+            m,
+            Vs("green_rate", "rem"),
+            c,
+            published=f"{_pub(PUB_COL[c], 'green_rate')} vs {_pub(PUB_COL[c], 'rem')}",
         )
         for c in ("loss_pct", "delay_ms")
     ]
@@ -291,11 +305,7 @@ def _c_green_rem(m: pd.DataFrame) -> list[Case]:
 
 def _c_green_range(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
-            f"{x} sessions",
-            _at(m, 1, "green_rate", "sessions", x, "loss_pct"),
-            _at(m, 1, "rem", "sessions", x, "loss_pct"),
-        )
+        versus(f"{x} sessions", _at, m, 1, Vs("green_rate", "rem"), "sessions", x, "loss_pct")
         for x in _xs(m, 1, "sessions")
     ]
 
@@ -303,11 +313,7 @@ def _c_green_range(m: pd.DataFrame) -> list[Case]:
 def _c_backlog_grows(m: pd.DataFrame) -> list[Case]:
     bs = _xs(m, 2, "buffer")
     return [
-        Case(
-            LABELS[a],
-            _at(m, 2, a, "buffer", max(bs), "delay_ms"),
-            _at(m, 2, a, "buffer", min(bs), "delay_ms"),
-        )
+        versus(LABELS[a], _at, m, 2, a, "buffer", Vs(max(bs), min(bs)), "delay_ms")
         for a in ("red", "droptail", "blue")
     ]
 
@@ -315,11 +321,7 @@ def _c_backlog_grows(m: pd.DataFrame) -> list[Case]:
 def _c_low_backlog(m: pd.DataFrame) -> list[Case]:
     b = max(_xs(m, 2, "buffer"))
     return [
-        Case(
-            f"{LABELS[f]} vs {LABELS[q]}",
-            _at(m, 2, f, "buffer", b, "delay_ms"),
-            _at(m, 2, q, "buffer", b, "delay_ms"),
-        )
+        versus(f"{LABELS[f]} vs {LABELS[q]}", _at, m, 2, Vs(f, q), "buffer", b, "delay_ms")
         for f in ("rem", "green_rate")
         for q in ("red", "droptail", "blue")
     ]
@@ -341,16 +343,17 @@ def _c_blue_sweet(m: pd.DataFrame) -> list[Case]:
     spot = min(bs, key=lambda b: abs(b - 125))
     lo, hi = min(bs), max(bs)
     return [
-        Case(
+        versus(
             f"utilisation {spot} vs {lo} pkts",
-            _at(m, 2, "blue", "buffer", spot, "utilisation"),
-            _at(m, 2, "blue", "buffer", lo, "utilisation"),
+            _at,
+            m,
+            2,
+            "blue",
+            "buffer",
+            Vs(spot, lo),
+            "utilisation",
         ),
-        Case(
-            f"delay {hi} vs {spot} pkts",
-            _at(m, 2, "blue", "buffer", hi, "delay_ms"),
-            _at(m, 2, "blue", "buffer", spot, "delay_ms"),
-        ),
+        versus(f"delay {hi} vs {spot} pkts", _at, m, 2, "blue", "buffer", Vs(hi, spot), "delay_ms"),
     ]
 
 
@@ -362,11 +365,7 @@ def _range(m: pd.DataFrame, trial: int, algo: str, axis: str, col: str) -> list[
 
 def _c_green_consistent(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
-            f"{col} range vs {LABELS[a]}",
-            _range(m, 2, "green_rate", "buffer", col),
-            _range(m, 2, a, "buffer", col),
-        )
+        versus(f"{col} range vs {LABELS[a]}", _range, m, 2, Vs("green_rate", a), "buffer", col)
         for col in ("delay_ms", "loss_pct")
         for a in ("droptail", "red", "blue")
     ]
@@ -376,33 +375,21 @@ def _c_rem_similar(m: pd.DataFrame) -> list[Case]:
     out = []
     for b in _xs(m, 2, "buffer"):
         out.append(
-            Case(
-                f"loss at {b} pkts",
-                _at(m, 2, "rem", "buffer", b, "loss_pct"),
-                _at(m, 2, "green_rate", "buffer", b, "loss_pct"),
-            )
+            versus(f"loss at {b} pkts", _at, m, 2, Vs("rem", "green_rate"), "buffer", b, "loss_pct")
         )
     return out
 
 
 def _c_rem_similar_delay(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
-            f"delay at {b} pkts",
-            _at(m, 2, "rem", "buffer", b, "delay_ms"),
-            _at(m, 2, "green_rate", "buffer", b, "delay_ms"),
-        )
+        versus(f"delay at {b} pkts", _at, m, 2, Vs("rem", "green_rate"), "buffer", b, "delay_ms")
         for b in _xs(m, 2, "buffer")
     ]
 
 
 def _c_trial3(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
-            f"{d} ms",
-            _at(m, 3, "green_rate", "bottleneck_delay_ms", d, "loss_pct"),
-            _at(m, 3, "rem", "bottleneck_delay_ms", d, "loss_pct"),
-        )
+        versus(f"{d} ms", _at, m, 3, Vs("green_rate", "rem"), "bottleneck_delay_ms", d, "loss_pct")
         for d in _xs(m, 3, "bottleneck_delay_ms")
         if d > 30
     ]
@@ -412,10 +399,15 @@ def _c_rem_jump(m: pd.DataFrame) -> list[Case]:
     ds = _xs(m, 3, "bottleneck_delay_ms")
     below = max(d for d in ds if d <= 30)
     return [
-        Case(
+        versus(
             f"REM loss {max(ds)} vs {below} ms",
-            _at(m, 3, "rem", "bottleneck_delay_ms", max(ds), "loss_pct"),
-            _at(m, 3, "rem", "bottleneck_delay_ms", below, "loss_pct"),
+            _at,
+            m,
+            3,
+            "rem",
+            "bottleneck_delay_ms",
+            Vs(max(ds), below),
+            "loss_pct",
         )
     ]
 
@@ -458,10 +450,15 @@ def _c_util_degrades(m: pd.DataFrame) -> list[Case]:
     ds = _xs(m, 3, "bottleneck_delay_ms")
     below = max(d for d in ds if d <= 30)
     return [
-        Case(
+        versus(
             f"{name}: {max(ds)} vs {below} ms",
-            _at(m, 3, a, "bottleneck_delay_ms", max(ds), "utilisation"),
-            _at(m, 3, a, "bottleneck_delay_ms", below, "utilisation"),
+            _at,
+            m,
+            3,
+            a,
+            "bottleneck_delay_ms",
+            Vs(max(ds), below),
+            "utilisation",
         )
         for a, name in (("rem", "REM"), ("green_rate", "GREEN"))
     ]
@@ -469,11 +466,7 @@ def _c_util_degrades(m: pd.DataFrame) -> list[Case]:
 
 def _c_trial2_loss(m: pd.DataFrame) -> list[Case]:
     return [
-        Case(
-            f"{b} pkts",
-            _at(m, 2, "green_rate", "buffer", b, "loss_pct"),
-            _at(m, 2, "rem", "buffer", b, "loss_pct"),
-        )
+        versus(f"{b} pkts", _at, m, 2, Vs("green_rate", "rem"), "buffer", b, "loss_pct")
         for b in _xs(m, 2, "buffer")
     ]
 
@@ -703,10 +696,15 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="REM",
         measure=lambda m: [
-            Case(
+            versus(
                 f"{d} ms",
-                _at(m, 3, "green_rate", "bottleneck_delay_ms", d, "utilisation"),
-                _at(m, 3, "rem", "bottleneck_delay_ms", d, "utilisation"),
+                _at,
+                m,
+                3,
+                Vs("green_rate", "rem"),
+                "bottleneck_delay_ms",
+                d,
+                "utilisation",
             )
             for d in _xs(m, 3, "bottleneck_delay_ms")
             if d > 30
@@ -728,6 +726,10 @@ NOT_SEPARATE = [
 
 
 # ---- report ---------------------------------------------------------------------------------
+
+#: The module docstring's readings, for the report.
+READINGS = (__doc__ or "").split("Readings where the paper leaves something open", 1)[-1]
+READINGS = READINGS[READINGS.find("\n- ") + 1 :]
 
 
 def table1(m: pd.DataFrame) -> pd.DataFrame:
@@ -919,16 +921,4 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.text("\n".join(f"- {x}" for x in NOT_SEPARATE))
 
 
-class _GreenRate001:
-    id = ID
-    title = TITLE
-    paper_file = PAPER_FILE
-
-    def points(self, quick: bool) -> list[Point]:
-        return points(quick)
-
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        report(runs, rep, quick)
-
-
-REPRODUCTION = _GreenRate001()
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

@@ -49,14 +49,17 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Claim, evaluate, ns2_refs
-from aqmlab.reproduce import Report, load_base, published
+from aqmlab.claims import Adjective, Case, Claim, Vs, evaluate, ns2_refs, versus
+from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point, load_table, run_points
 
 ID = "green_tcp_000"
 TITLE = "Practical TCP-model GREEN (paper 000): experiments 1-3"
 PAPER_FILE = "000_18b337451fd23142.txt"
+
+
+# ---- experiments ----------------------------------------------------------------------------
 
 GREEN = {"kind": "green_tcp", "c": 1.31, "window": "1s", "ecn": False}
 #: Every queue discipline of the reproduction: label -> qdisc table.
@@ -166,6 +169,9 @@ def point(
     return Point(labels=labels, scenario=doc)
 
 
+# ---- runs -----------------------------------------------------------------------------------
+
+
 def points(quick: bool) -> list[Point]:
     paper = [
         point(e, a, n, quick=quick, seed=s)
@@ -176,6 +182,24 @@ def points(quick: bool) -> list[Point]:
     ]
     sack = [point(1, a, n, quick=quick, tcp=SACK_TCP) for n in N_23 for a in MAIN]
     return paper + sack
+
+
+def experiment1_points(tcp: str = PAPER_TCP) -> list[Point]:
+    """The full experiment 1, as timed by :mod:`aqmlab.papers.timing`: 7 values of N x the 5
+    main algorithms, seed 1."""
+    return [point(1, a, n, quick=False, tcp=tcp) for n in FULL_N for a in MAIN]
+
+
+def time_experiment1(
+    out_dir: Path, *, workers: int | None = None, tcp: str = PAPER_TCP
+) -> tuple[float, int, int]:
+    """Runs the full experiment 1 (7 values of N x the 5 algorithms, 180 s each, with the
+    ``tcp`` senders) into ``out_dir`` and returns (wall seconds, runs, runs taken from the
+    cache). ``python -m aqmlab.papers.timing``."""
+    pts = experiment1_points(tcp)
+    t0 = time.perf_counter()
+    runs = run_points(pts, out_dir, workers=workers, progress=False)
+    return time.perf_counter() - t0, len(pts), int(runs["cached"].sum())
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -276,7 +300,7 @@ def by_tcp(m: pd.DataFrame, tcp: str) -> pd.DataFrame:
     return m[m["tcp"] == tcp].reset_index(drop=True)
 
 
-# ---- the paper's claims ---------------------------------------------------------------------
+# ---- claims ---------------------------------------------------------------------------------
 
 
 class Data:
@@ -474,9 +498,7 @@ CLAIMS: list[Claim] = [
         lhs_name="largest N",
         op="<",
         rhs_name="smallest N",
-        measure=lambda d: [
-            Case("exp. 1", d.v(1, "sfb", d.ns(1)[-1], "jain"), d.v(1, "sfb", d.ns(1)[0], "jain"))
-        ],
+        measure=lambda d: [versus("exp. 1", d.v, 1, "sfb", Vs(d.ns(1)[-1], d.ns(1)[0]), "jain")],
     ),
     Claim(
         id="e1-rtt-bias-corrected",
@@ -580,7 +602,7 @@ CLAIMS: list[Claim] = [
         unit="pkts",
         adjective=Adjective("more dramatically", factor=2.0, why="ours: at least twice the growth"),
         measure=lambda d: [
-            Case(f"vs {LABELS[a]}", _growth(d, 1, "droptail"), _growth(d, 1, a))
+            versus(f"vs {LABELS[a]}", _growth, d, 1, Vs("droptail", a))
             for a in MAIN
             if a != "droptail"
         ],
@@ -597,11 +619,7 @@ CLAIMS: list[Claim] = [
         unit="pkts",
         tolerance_source="ours: 'low' read as below DropTail's",
         measure=lambda d: [
-            Case(
-                LABELS[a],
-                d.v(1, a, d.ns(1)[-1], "queue_mean"),
-                d.v(1, "droptail", d.ns(1)[-1], "queue_mean"),
-            )
+            versus(LABELS[a], d.v, 1, Vs(a, "droptail"), d.ns(1)[-1], "queue_mean")
             for a in MAIN
             if a != "droptail"
         ],
@@ -630,10 +648,13 @@ CLAIMS: list[Claim] = [
         unit="pkts",
         in_ns2=False,
         measure=lambda d: [
-            Case(
+            versus(
                 f"vs {LABELS[a]}",
-                _growth(d, 1, "green_embedded", lo=d.ns(1)[len(d.ns(1)) // 2]),
-                _growth(d, 1, a, lo=d.ns(1)[len(d.ns(1)) // 2]),
+                _growth,
+                d,
+                1,
+                Vs("green_embedded", a),
+                lo=d.ns(1)[len(d.ns(1)) // 2],
             )
             for a in ("fred", "sfb")
         ],
@@ -674,11 +695,7 @@ CLAIMS: list[Claim] = [
         rhs_name="GREEN-Embedded / IDMaps / DropTail",
         unit="pkts",
         measure=lambda d: [
-            Case(
-                f"{LABELS[a]} vs {LABELS[b]}",
-                d.mean_over_n(1, a, "queue_std"),
-                d.mean_over_n(1, b, "queue_std"),
-            )
+            versus(f"{LABELS[a]} vs {LABELS[b]}", d.mean_over_n, 1, Vs(a, b), "queue_std")
             for a in ("fred", "sfb")
             for b in ("green_embedded", "green_idmaps", "droptail")
         ],
@@ -732,11 +749,7 @@ CLAIMS: list[Claim] = [
         rhs_name="smallest N",
         in_ns2=False,
         measure=lambda d: [
-            Case(
-                "exp. 2",
-                d.v(2, "green_embedded", d.ns(2)[-1], "jain"),
-                d.v(2, "green_embedded", d.ns(2)[0], "jain"),
-            )
+            versus("exp. 2", d.v, 2, "green_embedded", Vs(d.ns(2)[-1], d.ns(2)[0]), "jain")
         ],
     ),
     Claim(
@@ -1100,34 +1113,4 @@ def _sack_section(ms: pd.DataFrame, m: pd.DataFrame, rep: Report) -> None:
     rep.table(t.round(4), "Experiment 1 (seed 1 for SACK), Reno beside SACK senders.")
 
 
-class _Green000:
-    id = ID
-    title = TITLE
-    paper_file = PAPER_FILE
-
-    def points(self, quick: bool) -> list[Point]:
-        return points(quick)
-
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        report(runs, rep, quick)
-
-
-REPRODUCTION = _Green000()
-
-
-def experiment1_points(tcp: str = PAPER_TCP) -> list[Point]:
-    """The full experiment 1, as timed by :mod:`aqmlab.papers.timing`: 7 values of N x the 5
-    main algorithms, seed 1."""
-    return [point(1, a, n, quick=False, tcp=tcp) for n in FULL_N for a in MAIN]
-
-
-def time_experiment1(
-    out_dir: Path, *, workers: int | None = None, tcp: str = PAPER_TCP
-) -> tuple[float, int, int]:
-    """Runs the full experiment 1 (7 values of N x the 5 algorithms, 180 s each, with the
-    ``tcp`` senders) into ``out_dir`` and returns (wall seconds, runs, runs taken from the
-    cache). ``python -m aqmlab.papers.timing``."""
-    pts = experiment1_points(tcp)
-    t0 = time.perf_counter()
-    runs = run_points(pts, out_dir, workers=workers, progress=False)
-    return time.perf_counter() - t0, len(pts), int(runs["cached"].sum())
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

@@ -46,11 +46,16 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Choice, Claim, Result, evaluate, ns2_refs
-from aqmlab.reproduce import Report, load_base
+from aqmlab.claims import Adjective, Case, Choice, Claim, Result, Vs, evaluate, ns2_refs, versus
+from aqmlab.reproduce import Paper, Report, load_base
 from aqmlab.sweep import Point, grid, load_table
 
 ID = "nlred_003"
+TITLE = "Paper 003 (NLRED half): nonlinear RED vs GRED and REM"
+PAPER_FILE = "003_edfb7d1401f469aa.txt"
+
+# ---- experiments ----------------------------------------------------------------------------
+
 FLOWS_FULL = [5, 10, 20, 30, 40, 60, 80, 100, 120]
 #: Quick: every flow count a claim names (5; the 10-40 dip; above 40 and 60; 100 for Figs.
 #: 17-18), 60 s runs.
@@ -99,65 +104,60 @@ def _base(name: str, quick: bool) -> dict[str, Any]:
     return doc
 
 
-class Nlred003:
-    id = ID
-    title = "Paper 003 (NLRED half): nonlinear RED vs GRED and REM"
-    paper_file = "003_edfb7d1401f469aa.txt"
+# ---- runs -----------------------------------------------------------------------------------
 
-    def points(self, quick: bool) -> list[Point]:
-        flows = FLOWS_QUICK if quick else FLOWS_FULL
-        max_ps = MAX_P_QUICK if quick else MAX_P_FULL
-        sizes = SIZES_QUICK if quick else SIZES_FULL
-        seeds = SEEDS_QUICK if quick else SEEDS_FULL
-        lab = {"flows.0.count": "n", "bottleneck.qdisc.max_p": "max_p", "flows.0.tcp.mss": "size"}
-        pts: list[Point] = []
-        for name in ("gred", "nlred"):
-            axes: dict[str, list[Any]] = {"flows.0.count": flows, "bottleneck.qdisc.max_p": max_ps}
+
+def points(quick: bool) -> list[Point]:
+    flows = FLOWS_QUICK if quick else FLOWS_FULL
+    max_ps = MAX_P_QUICK if quick else MAX_P_FULL
+    sizes = SIZES_QUICK if quick else SIZES_FULL
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    lab = {"flows.0.count": "n", "bottleneck.qdisc.max_p": "max_p", "flows.0.tcp.mss": "size"}
+    pts: list[Point] = []
+    for name in ("gred", "nlred"):
+        axes: dict[str, list[Any]] = {"flows.0.count": flows, "bottleneck.qdisc.max_p": max_ps}
+        pts += grid(
+            _base(name, quick),
+            axes,
+            seeds=seeds,
+            labels=lab,
+            extra_labels={"figure": "13-16"},
+        )
+    for name in ("gred", "nlred", "rem"):
+        doc = _base(name, quick)
+        fixed: dict[str, Any] = {} if name == "rem" else {"bottleneck.qdisc.max_p": 0.1}
+        if name == "rem":  # GRED's and NLRED's max_p = 0.1 points are the Figs. 13-16 runs
             pts += grid(
-                _base(name, quick),
-                axes,
+                doc,
+                {"flows.0.count": flows},
                 seeds=seeds,
+                fixed=fixed,
                 labels=lab,
-                extra_labels={"figure": "13-16"},
+                extra_labels={"figure": "19-20", "max_p": 0.1},
             )
-        for name in ("gred", "nlred", "rem"):
-            doc = _base(name, quick)
-            fixed: dict[str, Any] = {} if name == "rem" else {"bottleneck.qdisc.max_p": 0.1}
-            if name == "rem":  # GRED's and NLRED's max_p = 0.1 points are the Figs. 13-16 runs
-                pts += grid(
-                    doc,
-                    {"flows.0.count": flows},
-                    seeds=seeds,
-                    fixed=fixed,
-                    labels=lab,
-                    extra_labels={"figure": "19-20", "max_p": 0.1},
-                )
-            # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before; GRED and
-            # NLRED also in byte mode (the set-up choice BUFFER_UNIT).
-            fig21 = {"bottleneck.buffer": rem_byte_buffer(doc)} if name == "rem" else {}
+        # Fig. 21: REM in byte mode (a byte-limited buffer), the others as before; GRED and
+        # NLRED also in byte mode (the set-up choice BUFFER_UNIT).
+        fig21 = {"bottleneck.buffer": rem_byte_buffer(doc)} if name == "rem" else {}
+        pts += grid(
+            doc,
+            {"flows.0.tcp.mss": sizes},
+            seeds=seeds,
+            fixed={**fixed, **fig21, "flows.0.count": 50},
+            labels=lab,
+            extra_labels={"figure": "21", "max_p": 0.1, "n": 50},
+        )
+        if name != "rem":
             pts += grid(
                 doc,
                 {"flows.0.tcp.mss": sizes},
                 seeds=seeds,
-                fixed={**fixed, **fig21, "flows.0.count": 50},
+                fixed={**fixed, **byte_mode(doc, _base("rem", quick)), "flows.0.count": 50},
                 labels=lab,
-                extra_labels={"figure": "21", "max_p": 0.1, "n": 50},
+                extra_labels={"figure": FIG21_BYTES, "max_p": 0.1, "n": 50},
             )
-            if name != "rem":
-                pts += grid(
-                    doc,
-                    {"flows.0.tcp.mss": sizes},
-                    seeds=seeds,
-                    fixed={**fixed, **byte_mode(doc, _base("rem", quick)), "flows.0.count": 50},
-                    labels=lab,
-                    extra_labels={"figure": FIG21_BYTES, "max_p": 0.1, "n": 50},
-                )
-        for p in pts:
-            p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
-        return pts
-
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        _report(runs, rep, quick)
+    for p in pts:
+        p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
+    return pts
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -230,9 +230,12 @@ def _tp(t: pd.DataFrame, algo: str, n: int) -> list[float]:
     return _by_seed(_sel(t, "19-20", algo, n=n), "throughput")
 
 
+# ---- claims ---------------------------------------------------------------------------------
+
+
 def _c_dip(t: pd.DataFrame) -> list[Case]:
     ns = [n for n in _ns(t, "19-20") if DIP[0] <= n <= DIP[1]]
-    return [Case(f"{n} flows", _tp(t, "NLRED", n), _tp(t, "GRED", n)) for n in ns]
+    return [versus(f"{n} flows", _tp, t, Vs("NLRED", "GRED"), n) for n in ns]
 
 
 def _c_converges(t: pd.DataFrame) -> list[Case]:
@@ -242,12 +245,12 @@ def _c_converges(t: pd.DataFrame) -> list[Case]:
 
 def _c_rem_low(t: pd.DataFrame) -> list[Case]:
     ns = _ns(t, "19-20")
-    return [Case(f"{n} flows", _tp(t, "REM", n), _tp(t, "NLRED", n)) for n in (min(ns), max(ns))]
+    return [versus(f"{n} flows", _tp, t, Vs("REM", "NLRED"), n) for n in (min(ns), max(ns))]
 
 
 def _c_rem_drops(t: pd.DataFrame) -> list[Case]:
     ns = _ns(t, "19-20")
-    return [Case(f"{max(ns)} vs 60 flows", _tp(t, "REM", max(ns)), _tp(t, "REM", 60))]
+    return [versus(f"{max(ns)} vs 60 flows", _tp, t, "REM", Vs(max(ns), 60))]
 
 
 def _overall(t: pd.DataFrame, algo: str) -> list[float]:
@@ -259,14 +262,14 @@ def _c_queue_target(t: pd.DataFrame) -> list[Case]:
         d = _sel(t, "19-20", a)
         return [float(x) for x in d.groupby("seed")["queue"].std().sort_index()]
 
-    return [Case("std of the average queue over N", sd("REM"), sd("GRED"))]
+    return [versus("std of the average queue over N", sd, Vs("REM", "GRED"))]
 
 
 def _c_oscillation(t: pd.DataFrame) -> list[Case]:
     g = _sel(t, "13-16", "GRED", n=OSC_N, max_p=OSC_MAX_P).sort_values("seed")
     nl = _sel(t, "13-16", "NLRED", n=OSC_N, max_p=OSC_MAX_P).sort_values("seed")
     return [
-        Case("instantaneous queue std", list(nl["queue_std"]), list(g["queue_std"])),
+        versus("instantaneous queue std", list, Vs(nl["queue_std"], g["queue_std"])),
         Case(
             "average queue std",
             [_avg_std(r) for _, r in nl.iterrows()],
@@ -355,9 +358,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="GRED",
         unit="Mbps",
-        measure=lambda t: [
-            Case("all N", _spread_over_max_p(t, "NLRED"), _spread_over_max_p(t, "GRED"))
-        ],
+        measure=lambda t: [versus("all N", _spread_over_max_p, t, Vs("NLRED", "GRED"))],
     ),
     Claim(
         id="fig14-high-throughput",
@@ -392,9 +393,7 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="GRED",
         unit="pkts/flow",
-        measure=lambda t: [
-            Case("5 -> 20 flows", _slope_small(t, "NLRED"), _slope_small(t, "GRED"))
-        ],
+        measure=lambda t: [versus("5 -> 20 flows", _slope_small, t, Vs("NLRED", "GRED"))],
     ),
     Claim(
         id="fig15-16-queue-stable",
@@ -433,9 +432,7 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="the other",
         unit="Mbps",
-        measure=lambda t: [
-            Case(f"vs {a}", _overall(t, "NLRED"), _overall(t, a)) for a in ("GRED", "REM")
-        ],
+        measure=lambda t: [versus(f"vs {a}", _overall, t, Vs("NLRED", a)) for a in ("GRED", "REM")],
     ),
     Claim(
         id="fig19-gred-lowest",
@@ -446,9 +443,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="the other",
         unit="Mbps",
-        measure=lambda t: [
-            Case(f"vs {a}", _overall(t, "GRED"), _overall(t, a)) for a in ("REM", "NLRED")
-        ],
+        measure=lambda t: [versus(f"vs {a}", _overall, t, Vs("GRED", a)) for a in ("REM", "NLRED")],
     ),
     Claim(
         id="fig19-dip-nlred-above-gred",
@@ -526,7 +521,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="GRED",
         unit="Mbps",
-        measure=lambda t: [Case("50 flows", _size_range(t, "NLRED"), _size_range(t, "GRED"))],
+        measure=lambda t: [versus("50 flows", _size_range, t, Vs("NLRED", "GRED"))],
     ),
     Claim(
         id="fig21-size-vs-rem",
@@ -540,7 +535,7 @@ CLAIMS: list[Claim] = [
         op="<",
         rhs_name="REM",
         unit="Mbps",
-        measure=lambda t: [Case("50 flows", _size_range(t, "NLRED"), _size_range(t, "REM"))],
+        measure=lambda t: [versus("50 flows", _size_range, t, Vs("NLRED", "REM"))],
     ),
 ]
 
@@ -583,7 +578,7 @@ def bytes_reading(t: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([t[~is21 & (t["figure"] != FIG21_BYTES)], alt], ignore_index=True)
 
 
-def _report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
+def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     t = table(runs)
     main = evaluate(CLAIMS, t, ns2_refs(ID))
     rep.claims(main)
@@ -713,4 +708,4 @@ def _fig21_queue(r: pd.Series, ref: int) -> float:
     return float(sel.mean()) / ref if len(sel) else float("nan")
 
 
-REPRODUCTION = Nlred003()
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

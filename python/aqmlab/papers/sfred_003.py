@@ -25,10 +25,15 @@ import pandas as pd
 from aqmlab import plots
 from aqmlab.claims import Adjective, Case, Choice, Claim, evaluate, ns2_cell, ns2_refs
 from aqmlab.registry import jain_index
-from aqmlab.reproduce import Report, load_base, published
+from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.sweep import Point, load_summary, load_table
 
 ID = "sfred_003"
+TITLE = "SFRED: scalable fair RED (paper 003 §3): RED vs SFRED"
+PAPER_FILE = "003_edfb7d1401f469aa.txt"
+
+# ---- experiments ----------------------------------------------------------------------------
+
 PUB = "sfred_nlred_003"
 READINGS = """\
 Readings taken where the paper is silent (the paper gives the topology, RED settings and flows
@@ -102,30 +107,22 @@ def _point(exp: str, alg: str, quick: bool, seed: int, reading: str) -> Point:
     return Point(labels=labels, scenario=scenario(exp, alg, quick, seed, reading))
 
 
-class Sfred003:
-    id = ID
-    title = "SFRED: scalable fair RED (paper 003 §3): RED vs SFRED"
-    paper_file = "003_edfb7d1401f469aa.txt"
-
-    def points(self, quick: bool) -> list[Point]:
-        seeds = SEEDS_QUICK if quick else SEEDS_FULL
-        main = [
-            _point(e, a, quick, s, "raised") for e in EXPERIMENTS for a in ALGORITHMS for s in seeds
-        ]
-        other = [
-            _point(e, "sfred", quick, s, r)
-            for e in EXPERIMENTS
-            for r in READINGS_SFRED
-            if r != "raised"
-            for s in seeds
-        ]
-        return main + other
-
-    def report(self, runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-        _report(runs, rep, quick)
+# ---- runs -----------------------------------------------------------------------------------
 
 
-REPRODUCTION = Sfred003()
+def points(quick: bool) -> list[Point]:
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    main = [
+        _point(e, a, quick, s, "raised") for e in EXPERIMENTS for a in ALGORITHMS for s in seeds
+    ]
+    other = [
+        _point(e, "sfred", quick, s, r)
+        for e in EXPERIMENTS
+        for r in READINGS_SFRED
+        if r != "raised"
+        for s in seeds
+    ]
+    return main + other
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -239,7 +236,7 @@ def measure(runs: pd.DataFrame) -> Measured:
     return m
 
 
-# ---- the paper's claims ---------------------------------------------------------------------
+# ---- claims ---------------------------------------------------------------------------------
 
 
 def _pair(attr: str, label: str, published: str = "") -> Any:
@@ -492,7 +489,7 @@ def _readings_table(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
+def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     runs = main_runs(all_runs)
     m = measure(runs)
     rep.claims(evaluate(CLAIMS, m, ns2_refs(ID)))
@@ -680,3 +677,6 @@ def _quantiles(d: np.ndarray) -> dict[int, float]:
     if d.size == 0:
         return {}
     return {k: float(np.percentile(d, k)) for k in (10, 50, 90, 99)}
+
+
+REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

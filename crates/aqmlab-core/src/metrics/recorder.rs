@@ -36,6 +36,9 @@ pub(crate) struct Snapshot {
     /// Bits serialised by the bottleneck up to the window's opening (`Link::served_bits`).
     pub bottleneck_served_bits: u128,
     pub bottleneck_lost: u64,
+    /// Packets at the bottleneck when the window opened (waiting or being sent): drops and
+    /// losses in the window are of these or of the window's arrivals (`present_at`).
+    pub bottleneck_present: u64,
     /// A `[topology]` scenario's own links (empty for the dumbbell).
     pub declared: Vec<LinkSnapshot>,
 }
@@ -46,6 +49,14 @@ pub(crate) struct LinkSnapshot {
     pub served_bits: u128,
     pub lost: u64,
     pub queue_area: u128,
+    pub present: u64,
+}
+
+/// Packets at a link at `now` that it may still drop or lose: waiting in its queue, or being
+/// serialised (dequeued, transmission not finished).
+pub(crate) fn present_at(link: &crate::net::link::Link, world: &World) -> u64 {
+    let c = link.counters(world.now, &world.pipes);
+    c.backlog + (c.dequeued - c.tx_packets)
 }
 
 #[derive(Default)]
@@ -158,6 +169,7 @@ impl Recorder {
             bottleneck: b.stats(world.now, &world.pipes).into_owned(),
             bottleneck_served_bits: b.served_bits(world.now, &world.pipes),
             bottleneck_lost: b.lost_on_wire,
+            bottleneck_present: present_at(b, world),
             declared: world.links[..self.net.declared]
                 .iter()
                 .map(|l| LinkSnapshot {
@@ -165,6 +177,7 @@ impl Recorder {
                     served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
                     queue_area: l.queue_at(world.now, &world.pipes).area,
+                    present: present_at(l, world),
                 })
                 .collect(),
         };

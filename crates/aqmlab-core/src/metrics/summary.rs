@@ -143,6 +143,17 @@ fn ratio(n: u64, d: u64) -> f64 {
     }
 }
 
+/// Packets dropped or lost in the window over the packets that were at the link in it (the
+/// window's arrivals and those present when it opened: a packet queued before the window may be
+/// dropped inside it). Every packet lost is one of those, so this is a fraction.
+fn loss_rate(lost: u64, present: u64) -> f64 {
+    debug_assert!(
+        lost <= present,
+        "{lost} packets lost of {present} at the link in the window"
+    );
+    ratio(lost, present)
+}
+
 /// Everything a finished recorder yields.
 pub struct Recorded {
     pub summary: Summary,
@@ -236,7 +247,7 @@ impl Summary {
             utilisation: (b.served_bits(world.now, &world.pipes) - snap.bottleneck_served_bits)
                 as f64
                 / (b.rate_bps as f64 * w),
-            loss_rate: ratio(total_drops + lost, arrivals),
+            loss_rate: loss_rate(total_drops + lost, arrivals + snap.bottleneck_present),
             drops,
             marks: st.marks() - s0.marks(),
             arrivals,
@@ -364,7 +375,7 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
                 drops,
                 marks: st.marks() - s0.stats.marks(),
                 link_loss: lost,
-                loss_rate: ratio(drops + lost, arrivals),
+                loss_rate: loss_rate(drops + lost, arrivals + s0.present),
                 queue_pkts_mean: area as f64 / (world.end - world.warmup).0 as f64,
             }
         })
@@ -469,7 +480,7 @@ pub const METRICS: &[Metric] = &[
         .plotted()
         .format(".2%"),
     run("loss_rate", "loss rate", "loss")
-        .about("Drops and wire losses at the measured link over its arrivals in the window.")
+        .about("Drops and wire losses at the measured link in the window over the packets there in it (its arrivals and those queued when it opened).")
         .better(Better::Lower)
         .plotted()
         .format(".3%"),
@@ -552,7 +563,7 @@ pub const METRICS: &[Metric] = &[
         .about("Packets this link's qdisc ECN-marked in the window."),
     run("loss_rate", "loss rate", "loss")
         .link()
-        .about("Drops and wire losses over arrivals at this link in the window.")
+        .about("Drops and wire losses at this link in the window over its arrivals and the packets queued when it opened.")
         .better(Better::Lower)
         .format(".3%"),
     run("queue_pkts_mean", "queue", "queue")

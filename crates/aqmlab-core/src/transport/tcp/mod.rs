@@ -23,6 +23,7 @@
 //! Emitted packets need only the TCP fields filled (flow, kind, seq/ack, size, ecn/ece/cwr,
 //! ts/ts_echo, created, rtt_label); the network assigns `id` and routes them.
 
+mod behaviour;
 pub mod congestion;
 pub mod receiver;
 pub mod recovery;
@@ -78,7 +79,9 @@ pub enum TcpModel {
     /// ns-2.35's `Agent/TCP` (the papers' simulator): `ssthresh = ⌊W/2⌋` from the window
     /// (`precisionReduce_`), `cwnd = W/2` kept fractional through recovery and opened once on
     /// the ACK that ends it, the fast-retransmit gate `highest_ack_ > recover_`, RTT samples in
-    /// clock ticks with a truncated RTO (`rtt_update`), no sample from a partial ACK.
+    /// clock ticks with a truncated RTO (`rtt_update`), no sample from a partial ACK, and SACK
+    /// recovery as `Agent/TCP/Sack1` (`recovery/sack.rs`). The choices are named in
+    /// `behaviour.rs`.
     Ns2,
     /// The RFC readings: `ssthresh = FlightSize/2` (RFC 5681 eq. 4), `cwnd = ssthresh` after
     /// recovery, the gate `snd_una >= recover` (RFC 6582), RFC 6298 arithmetic on exact samples

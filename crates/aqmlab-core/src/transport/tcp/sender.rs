@@ -81,17 +81,19 @@
 //! Layout: this file keeps what every variant shares ([`Conn`]: sequence space, window, timers,
 //! ECN, counters) and the order of events on an ACK or a timeout. The window arithmetic is a
 //! congestion controller (`congestion/`, Reno-style AIMD), the loss recovery a variant of its
-//! own (`recovery/{reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed.
+//! own (`recovery/{reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed. Where
+//! ns-2 and the RFCs differ, the sender asks the bundle `tcp.model` selects (`behaviour.rs`).
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 
+use super::behaviour::Behaviour;
 use super::congestion::{self, Ack, AckSeen, AnyController, Window};
 use super::recovery::{AnyRecovery, Recovery};
 use super::rtt::RttEstimator;
 use super::trace::{TcpTrace, TraceEvent};
-use super::{EcnCodepoint, RttLabel, TcpConfig, TcpModel};
+use super::{EcnCodepoint, RttLabel, TcpConfig};
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -181,9 +183,9 @@ pub(super) struct Conn {
     /// ns-2 `ecn_backoff_`: the last ECN response found the window at one segment already.
     pub(super) ecn_backoff: bool,
     pub(super) stats: SenderStats,
-    /// ns-2's agents or the RFCs where they differ (`TcpConfig::model`).
-    pub(super) model: TcpModel,
-    /// ns-2's `cwnd_` during fast recovery (`TcpModel::Ns2`): half the window at the loss,
+    /// ns-2's agents or the RFCs where they differ: the bundle `TcpConfig::model` selects.
+    pub(super) behave: Behaviour,
+    /// ns-2's `cwnd_` during fast recovery (`fractional_recovery_window`): half the window at the loss,
     /// fractional, deflated by NewReno partial ACKs beyond `dupwnd`.
     pub(super) recovery_cwnd: f64,
     /// ns-2's `dupwnd_`: the inflation of a Reno/NewReno window in recovery, in segments.
@@ -207,6 +209,7 @@ impl Sender {
         } else {
             cfg.initial_ssthresh as u64
         };
+        let behave = Behaviour::of(cfg.model);
         let conn = Conn {
             flow,
             mss: cfg.mss,
@@ -236,25 +239,26 @@ impl Sender {
             recover: 0,
             last_response: Response::None,
             cwr_pending: false,
-            rtt: match cfg.model {
-                TcpModel::Ns2 => RttEstimator::ns2(
+            rtt: if behave.ns2_rtt_arithmetic {
+                RttEstimator::ns2(
                     cfg.min_rto,
                     cfg.max_rto,
                     cfg.initial_rto,
                     cfg.clock_granularity,
-                ),
-                TcpModel::Rfc => RttEstimator::new(
+                )
+            } else {
+                RttEstimator::new(
                     cfg.min_rto,
                     cfg.max_rto,
                     cfg.initial_rto,
                     cfg.clock_granularity,
-                ),
+                )
             },
             rto_deadline: None,
             ecn_hold: None,
             ecn_backoff: false,
             stats: SenderStats::default(),
-            model: cfg.model,
+            behave,
             recovery_cwnd: 0.0,
             dupwnd: 0,
             overhead: cfg.overhead,
@@ -387,7 +391,8 @@ impl Sender {
         let mut reduced = false;
         // ns-2 `ecn()` also responds to the first ECN-Echo after a timeout, whatever it
         // acknowledges (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
-        let after_timeout = c.model == TcpModel::Ns2 && c.last_response == Response::Timeout;
+        let after_timeout =
+            c.behave.ecn_after_timeout_reduces && c.last_response == Response::Timeout;
         if c.ecn && pkt.ece && (ack > c.recover || after_timeout) && !c.in_recovery {
             // RFC 3168 §6.1.2 (and ns-2's `ecn()`): the controller reduces, down to one
             // segment. At one segment already, reset the retransmit timer and send nothing new
@@ -396,9 +401,10 @@ impl Sender {
             let w = congestion::usable_window(c.win.cwnd, c.max_window);
             // ns-2 `slowdown` halves `windowd()`, the fractional window (precision_reduce_),
             // as for a loss: from cwnd 3.9 it keeps 1.95, where halving the usable 3 keeps 1.
-            let basis = match c.model {
-                TcpModel::Rfc => w as f64,
-                TcpModel::Ns2 => c.capped_cwnd(),
+            let basis = if c.behave.ecn_halves_fractional_window {
+                c.capped_cwnd()
+            } else {
+                w as f64
             };
             self.cc.inner_mut().on_ecn(&mut c.win, basis);
             if w <= 1 {
@@ -447,7 +453,7 @@ impl Sender {
         let c = &mut self.conn;
         let ack = pkt.ack;
         let newly = ack - c.snd_una;
-        self.recovery.on_cumulative_ack(newly);
+        self.recovery.on_cumulative_ack(c, newly);
         c.snd_una = ack;
         if c.snd_nxt < ack {
             c.snd_nxt = ack;
@@ -456,7 +462,7 @@ impl Sender {
         // not go through `newack()`. Reno leaves recovery on it, so it is a new ACK there.
         let partial =
             c.in_recovery && ack < c.recover && !matches!(self.recovery, AnyRecovery::Reno(_));
-        if c.model == TcpModel::Rfc || !partial {
+        if !(c.behave.no_rtt_sample_on_partial_ack && partial) {
             c.rtt.sample(now.since(pkt.ts_echo));
             c.stats.rtt_samples += 1;
         }
@@ -477,12 +483,12 @@ impl Sender {
             c.in_recovery = false;
             c.dupacks = 0;
             c.dupwnd = 0;
-            c.win.cwnd = match (c.model, &self.recovery) {
-                (TcpModel::Rfc, _) => c.win.ssthresh as f64,
+            c.win.cwnd = match (c.behave.fractional_recovery_window, &self.recovery) {
+                (false, _) => c.win.ssthresh as f64,
                 // ns-2 Sack1 leaves through `newack()` alone: cwnd_ stays W/2.
-                (TcpModel::Ns2, AnyRecovery::Sack(_)) => c.recovery_cwnd,
+                (true, AnyRecovery::Sack(_)) => c.recovery_cwnd,
                 // ns-2 Reno/Newreno: dupwnd_ = 0, then `opencwnd()` on this ACK.
-                (TcpModel::Ns2, _) => {
+                (true, _) => {
                     let mut w = Window {
                         cwnd: c.recovery_cwnd.max(1.0),
                         ssthresh: c.win.ssthresh,
@@ -497,6 +503,12 @@ impl Sender {
                     w.cwnd
                 }
             };
+            if c.behave.sack.forget_recover_on_exit && matches!(self.recovery, AnyRecovery::Sack(_))
+            {
+                // ns-2 Sack1 forgets the recovery point on leaving (`recover_ = 0`): the next
+                // duplicate ACKs or ECN-Echo are a new signal whatever they acknowledge.
+                c.recover = 0;
+            }
         } else {
             c.dupacks = 0;
             // RFC 3168 §6.1.2: "SHOULD NOT increase the congestion window in response to the
@@ -532,17 +544,19 @@ impl Sender {
             // recover`, or ns-2's one segment stricter `highest_ack_ > recover_` (which keeps
             // the duplicate ACKs of a go-back-N resend from starting a recovery) with its
             // exception for a loss of the first segment after the first (`bugfix_ss_`).
-            let new_loss = match c.model {
-                TcpModel::Rfc => c.snd_una >= c.recover,
-                TcpModel::Ns2 => c.snd_una > c.recover || c.snd_una == 1,
+            let new_loss = if c.behave.strict_recover_gate {
+                c.snd_una > c.recover || c.snd_una == 1
+            } else {
+                c.snd_una >= c.recover
             };
             if new_loss {
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size; ns-2 `slowdown`
                 // (precisionReduce_): from the window, cwnd_ = W/2 kept fractional (W·β_cubic
                 // for CUBIC: the controller's decrease, under either model).
-                let basis = match c.model {
-                    TcpModel::Rfc => c.snd_nxt - c.snd_una,
-                    TcpModel::Ns2 => congestion::usable_window(c.win.cwnd, c.max_window),
+                let basis = if c.behave.loss_basis_is_window {
+                    congestion::usable_window(c.win.cwnd, c.max_window)
+                } else {
+                    c.snd_nxt - c.snd_una
                 };
                 c.recovery_cwnd = c.capped_cwnd() * self.cc.inner().decrease_factor();
                 self.cc.inner_mut().on_loss(&mut c.win, basis);
@@ -603,21 +617,20 @@ impl Sender {
         if ecn_window {
             c.stats.timeouts_after_ecn += 1;
         }
-        let basis = match c.model {
-            TcpModel::Rfc => c.snd_nxt - c.snd_una,
+        let basis = if c.behave.loss_basis_is_window {
             // ns-2 `slowdown` from `windowd()`; Reno's `timeout()` first clears `dupwnd_`, so
             // in recovery that is cwnd_ (W/2, deflated), not the inflated window.
-            TcpModel::Ns2 => {
-                let w = if c.in_recovery {
-                    c.recovery_cwnd
-                } else {
-                    c.win.cwnd
-                };
-                congestion::usable_window(w, c.max_window)
-            }
+            let w = if c.in_recovery {
+                c.recovery_cwnd
+            } else {
+                c.win.cwnd
+            };
+            congestion::usable_window(w, c.max_window)
+        } else {
+            c.snd_nxt - c.snd_una
         };
         c.dupwnd = 0;
-        if ecn_window && c.model == TcpModel::Ns2 {
+        if ecn_window && c.behave.timeout_after_ecn_keeps_ssthresh {
             c.win.cwnd = 1.0;
         } else {
             self.cc.inner_mut().on_timeout(&mut c.win, basis);
@@ -627,7 +640,7 @@ impl Sender {
         c.last_response = Response::Timeout;
         c.cwr_pending = c.ecn;
         c.recover = c.snd_max;
-        self.recovery.on_timeout();
+        self.recovery.on_timeout(c);
         c.rtt.back_off();
         c.snd_nxt = c.snd_una;
         self.send_much(now, emit);
@@ -827,7 +840,7 @@ impl Conn {
 mod tests {
     use super::super::trace::TraceEvent;
     use super::super::wire::{Fate, Wire};
-    use super::super::Variant;
+    use super::super::{TcpModel, Variant};
     use super::*;
     use crate::rng::SimRng;
 
@@ -1167,6 +1180,88 @@ mod tests {
             .filter(|p| p.seq != 100 && w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
             .count();
         assert_eq!(resent_others, 0);
+    }
+
+    #[test]
+    fn ns2_sack_timeout_forgets_the_scoreboard() {
+        // The case above under `tcp.model = "ns2"`: ns-2's Sack1 clears its scoreboard on a
+        // timeout and on each new ACK outside recovery, so go-back-N resends SACKed segments.
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            initial_ssthresh: 16,
+            model: TcpModel::Ns2,
+            ..TcpConfig::default()
+        };
+        // Two holes, 100 and 105, and both retransmissions lost: after the timeout the ACK of
+        // 100's resend is new and leaves 105 missing, with 106.. SACKed.
+        let resent_sacked = |model: TcpModel| {
+            let cfg = TcpConfig {
+                model,
+                ..cfg.clone()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            let mut tx = [0u32; 2];
+            w.fate = Box::new(move |p, _| match p.seq {
+                100 | 105 => {
+                    let n = &mut tx[usize::from(p.seq == 105)];
+                    *n += 1;
+                    if *n <= 2 {
+                        Fate::Drop
+                    } else {
+                        Fate::Pass
+                    }
+                }
+                _ => Fate::Pass,
+            });
+            w.start(None);
+            w.run_until(at(3_000));
+            assert_eq!(w.sender.stats().timeouts, 1, "{model:?}");
+            w.sent
+                .iter()
+                .filter(|p| p.seq != 100 && p.seq != 105)
+                .filter(|p| w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+                .count()
+        };
+        assert_eq!(resent_sacked(TcpModel::Rfc), 0);
+        assert!(
+            resent_sacked(TcpModel::Ns2) > 0,
+            "go-back-N skipped SACKed segments"
+        );
+    }
+
+    #[test]
+    fn ns2_sack_rearms_the_timer_on_the_first_partial_ack_only() {
+        // Four holes in one window: each retransmission brings a partial ACK. RFC 6675 (RFC 6298
+        // rule 5.3) restarts the timer on every one; ns-2's Sack1 on the first only.
+        let deadlines = |model: TcpModel| {
+            let cfg = TcpConfig {
+                variant: Variant::Sack,
+                initial_ssthresh: 32,
+                model,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(30));
+            // 1 Mbps: the retransmissions, and so their partial ACKs, are 8 ms apart.
+            w.rate_bps = Some(1_000_000);
+            w.drop_first_tx_of(&[200, 204, 208, 212]);
+            w.start(None);
+            let mut seen = Vec::new();
+            let mut partial = 0;
+            while w.step(at(5_000)) {
+                let p = w.sender.stats().partial_acks;
+                if p > partial {
+                    partial = p;
+                    seen.push(w.sender.next_timer().unwrap());
+                }
+            }
+            assert_eq!(w.sender.stats().timeouts, 0);
+            seen
+        };
+        let ns2 = deadlines(TcpModel::Ns2);
+        let rfc = deadlines(TcpModel::Rfc);
+        assert!(ns2.len() >= 3 && rfc.len() >= 3, "{ns2:?} {rfc:?}");
+        assert!(ns2.windows(2).all(|p| p[0] == p[1]), "{ns2:?}");
+        assert!(rfc.windows(2).all(|p| p[0] < p[1]), "{rfc:?}");
     }
 
     #[test]

@@ -32,8 +32,9 @@ pub(super) trait Recovery {
     /// Every valid ACK, before it is processed (SACK reads its blocks).
     fn on_ack_received(&mut self, _conn: &Conn, _pkt: &Packet) {}
 
-    /// `n` segments are about to be acknowledged cumulatively (`snd_una` has not moved yet).
-    fn on_cumulative_ack(&mut self, _n: u64) {}
+    /// `n` segments are about to be acknowledged cumulatively (`snd_una` has not moved yet,
+    /// `in_recovery` is still the state before this ACK).
+    fn on_cumulative_ack(&mut self, _conn: &Conn, _n: u64) {}
 
     /// Whether the receiver is known to hold `seq` (resending after a timeout skips it).
     fn is_sacked(&self, _snd_una: u64, _seq: u64) -> bool {
@@ -72,7 +73,7 @@ pub(super) trait Recovery {
     }
 
     /// The retransmission timer expired (recovery is abandoned).
-    fn on_timeout(&mut self) {}
+    fn on_timeout(&mut self, _conn: &Conn) {}
 }
 
 /// The loss-recovery variants.
@@ -107,8 +108,8 @@ impl Recovery for AnyRecovery {
     fn on_ack_received(&mut self, conn: &Conn, pkt: &Packet) {
         dispatch!(self, r => r.on_ack_received(conn, pkt))
     }
-    fn on_cumulative_ack(&mut self, n: u64) {
-        dispatch!(self, r => r.on_cumulative_ack(n))
+    fn on_cumulative_ack(&mut self, conn: &Conn, n: u64) {
+        dispatch!(self, r => r.on_cumulative_ack(conn, n))
     }
     fn is_sacked(&self, snd_una: u64, seq: u64) -> bool {
         dispatch!(self, r => r.is_sacked(snd_una, seq))
@@ -136,7 +137,7 @@ impl Recovery for AnyRecovery {
     ) -> bool {
         dispatch!(self, r => r.on_partial_ack(conn, now, newly, emit))
     }
-    fn on_timeout(&mut self) {
-        dispatch!(self, r => r.on_timeout())
+    fn on_timeout(&mut self, conn: &Conn) {
+        dispatch!(self, r => r.on_timeout(conn))
     }
 }

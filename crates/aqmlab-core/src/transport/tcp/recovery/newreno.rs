@@ -8,7 +8,6 @@ use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 use super::super::sender::Conn;
-use super::super::TcpModel;
 use super::reno::{enter_inflated, inflate};
 use super::Recovery;
 
@@ -42,19 +41,18 @@ impl Recovery for NewReno {
         emit: &mut F,
     ) -> bool {
         conn.stats.partial_acks += 1;
-        conn.win.cwnd = match conn.model {
-            TcpModel::Rfc => deflate_partial(conn.win.cwnd, newly),
-            TcpModel::Ns2 => {
-                // ns-2 `partialnewack`: deflate dupwnd_ first (adding one back), then cwnd_.
-                if conn.dupwnd > newly {
-                    conn.dupwnd -= newly - 1;
-                } else {
-                    conn.recovery_cwnd -= (newly - conn.dupwnd) as f64;
-                    conn.dupwnd = 1;
-                }
-                conn.recovery_cwnd = conn.recovery_cwnd.max(1.0);
-                conn.recovery_cwnd.floor() + conn.dupwnd as f64
+        conn.win.cwnd = if conn.behave.fractional_recovery_window {
+            // ns-2 `partialnewack`: deflate dupwnd_ first (adding one back), then cwnd_.
+            if conn.dupwnd > newly {
+                conn.dupwnd -= newly - 1;
+            } else {
+                conn.recovery_cwnd -= (newly - conn.dupwnd) as f64;
+                conn.dupwnd = 1;
             }
+            conn.recovery_cwnd = conn.recovery_cwnd.max(1.0);
+            conn.recovery_cwnd.floor() + conn.dupwnd as f64
+        } else {
+            deflate_partial(conn.win.cwnd, newly)
         };
         if !self.first_partial_seen {
             self.first_partial_seen = true;

@@ -11,7 +11,6 @@ use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 use super::super::sender::Conn;
-use super::super::TcpModel;
 use super::Recovery;
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -40,9 +39,10 @@ pub(super) fn enter_inflated<F: FnMut(Packet) + ?Sized>(
     emit: &mut F,
 ) {
     conn.dupwnd = conn.dupack_threshold as u64;
-    conn.win.cwnd = match conn.model {
-        TcpModel::Rfc => (conn.win.ssthresh + conn.dupwnd) as f64,
-        TcpModel::Ns2 => conn.recovery_cwnd.floor() + conn.dupwnd as f64,
+    conn.win.cwnd = if conn.behave.fractional_recovery_window {
+        conn.recovery_cwnd.floor() + conn.dupwnd as f64
+    } else {
+        (conn.win.ssthresh + conn.dupwnd) as f64
     };
     let seq = conn.snd_una;
     conn.transmit(now, seq, emit);

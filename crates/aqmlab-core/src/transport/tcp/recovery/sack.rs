@@ -14,6 +14,14 @@
 //!   SACKed (ns-2 `Sack1`'s scoreboard), for `NextSeg` and `pipe` alike; `rfc` keeps `IsLost`.
 //! - After a timeout the scoreboard is kept (§5.1 allows it; our receiver never reneges) and
 //!   go-back-N resending skips SACKed segments; `HighRxt` is reset.
+//! - With `tcp.model = "ns2"` the rest of ns-2 `Sack1` as well (`tcp-sack1.cc`): recovery starts
+//!   on the `dupack_threshold`-th duplicate ACK only (no early entry on `IsLost(snd_una)`); a new
+//!   ACK outside recovery clears the scoreboard (the duplicate ACKs that follow rebuild it); the
+//!   timer is re-armed by the first partial ACK of a recovery only (`firstpartial_`, cleared by
+//!   the next new ACK outside recovery), so a recovery that stalls times out one RTO after its
+//!   first partial ACK; a timeout clears the scoreboard, so go-back-N resends SACKed segments
+//!   too; and leaving recovery forgets `recover` (`recover_ = 0`), so the next duplicate ACKs or
+//!   ECN-Echo are a new congestion signal whatever they acknowledge.
 
 use std::collections::VecDeque;
 
@@ -21,7 +29,6 @@ use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 use super::super::sender::Conn;
-use super::super::TcpModel;
 use super::Recovery;
 
 #[derive(Clone, Debug, Default)]
@@ -29,6 +36,9 @@ pub struct Sack {
     board: Scoreboard,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
     high_rxt: u64,
+    /// ns-2 `firstpartial_`: a partial ACK has re-armed the timer since the last new ACK
+    /// outside recovery (`tcp.model = "ns2"` only).
+    first_partial_seen: bool,
 }
 
 /// Which segments from `snd_una` on the receiver has SACKed.
@@ -41,6 +51,11 @@ struct Scoreboard {
 }
 
 impl Scoreboard {
+    fn clear(&mut self) {
+        self.sacked.clear();
+        self.count = 0;
+    }
+
     /// Marks the ACK's SACK blocks (clipped to `[snd_una, snd_max)`).
     fn record(&mut self, pkt: &Packet, snd_una: u64, snd_max: u64) {
         for (start, end) in pkt.sack.iter(pkt.ack) {
@@ -106,9 +121,10 @@ impl Scoreboard {
 /// window to the retransmission timer as RFC 6675 without its rescue rule does (tracing both on
 /// the demo dumbbell: 56 % more timeouts with `DupThresh`, within the seed spread with 1).
 fn lost_threshold(conn: &Conn) -> u32 {
-    match conn.model {
-        TcpModel::Rfc => conn.dupack_threshold,
-        TcpModel::Ns2 => 1,
+    if conn.behave.sack.lost_after_one_sacked {
+        1
+    } else {
+        conn.dupack_threshold
     }
 }
 
@@ -171,8 +187,15 @@ impl Recovery for Sack {
         self.board.record(pkt, conn.snd_una, conn.snd_max);
     }
 
-    fn on_cumulative_ack(&mut self, n: u64) {
-        self.board.pop(n);
+    fn on_cumulative_ack(&mut self, conn: &Conn, n: u64) {
+        if conn.behave.sack.scoreboard_cleared && !conn.in_recovery {
+            // ns-2 Sack1: a new ACK outside fast recovery clears the scoreboard and
+            // `firstpartial_` (it does not record this ACK's blocks).
+            self.board.clear();
+            self.first_partial_seen = false;
+        } else {
+            self.board.pop(n);
+        }
     }
 
     fn is_sacked(&self, snd_una: u64, seq: u64) -> bool {
@@ -181,9 +204,11 @@ impl Recovery for Sack {
 
     /// RFC 6675 §5 step 4: the `dupack_threshold`-th duplicate ACK, or earlier as soon as
     /// `IsLost(snd_una)` (`dupack_threshold` segments above it are SACKed).
+    /// ns-2 Sack1 (`tcp.model = "ns2"`): the `dupack_threshold`-th duplicate ACK only.
     fn loss_detected(&self, conn: &Conn) -> bool {
         conn.dupacks == conn.dupack_threshold
-            || (conn.dupacks < conn.dupack_threshold
+            || (conn.behave.sack.early_entry
+                && conn.dupacks < conn.dupack_threshold
                 && self.board.count >= conn.dupack_threshold as u64)
     }
 
@@ -205,8 +230,8 @@ impl Recovery for Sack {
         self.send(conn, now, emit);
     }
 
-    /// RFC 6675 §5 step (C): restart the timer (RFC 6298 rule 5.3) and send what the pipe
-    /// allows.
+    /// RFC 6675 §5 step (C): restart the timer (RFC 6298 rule 5.3; ns-2: on the first partial
+    /// ACK only) and send what the pipe allows.
     fn on_partial_ack<F: FnMut(Packet) + ?Sized>(
         &mut self,
         conn: &mut Conn,
@@ -215,12 +240,19 @@ impl Recovery for Sack {
         emit: &mut F,
     ) -> bool {
         conn.stats.partial_acks += 1;
-        conn.arm_timer(now);
+        if !conn.behave.sack.first_partial_ack_rearms_only || !self.first_partial_seen {
+            self.first_partial_seen = true;
+            conn.arm_timer(now);
+        }
         self.send(conn, now, emit);
         true
     }
 
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, conn: &Conn) {
         self.high_rxt = 0;
+        if conn.behave.sack.scoreboard_cleared {
+            // ns-2 Sack1 `timeout()`: `ClearScoreBoard()`.
+            self.board.clear();
+        }
     }
 }

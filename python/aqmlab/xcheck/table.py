@@ -1,8 +1,11 @@
-"""The metrics both simulators report, their spread over seeds, and a verdict per metric.
+"""The metrics a cross-check sets side by side, their spread over seeds, and a verdict per metric.
 
 Every metric is computed the same way from both sides' raw numbers (per-flow delivered bytes,
 bottleneck counters over the measurement window), so a difference is the simulators', not the
-bookkeeping's. Verdicts:
+bookkeeping's. Where the summary has the metric, its label and unit come from the core's metric
+registry (:mod:`aqmlab.registry`) and Jain's index is the core's; the few a cross-check adds
+(drops on access links, the goodput-vs-RTT slope, retransmissions, timeouts) are declared here,
+once, for every backend. Verdicts:
 
 - ``agree``: the two seed ranges (min-max) overlap;
 - ``within 10%``: the means differ by at most the metric's tolerance (10 % of the larger mean,
@@ -17,21 +20,42 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from aqmlab import registry
 from aqmlab.registry import jain_index
 
-#: (key, label, absolute tolerance used beside the relative 10 %).
-METRICS: list[tuple[str, str, float]] = [
-    ("utilisation", "utilisation", 0.0),
-    ("loss_rate", "loss rate", 0.0),
-    ("drops_bottleneck", "drops at the bottleneck (with link loss)", 0.0),
-    ("drops_access", "drops on access links (whole run)", 0.0),
-    ("jain", "Jain index", 0.0),
-    ("queue_mean_pkts", "mean queue (packets)", 0.0),
-    ("delay_mean_ms", "mean queueing delay (ms)", 0.0),
-    ("goodput_mean_mbps", "mean goodput per flow (Mbps)", 0.0),
-    ("slope", "log goodput / log RTT slope", 0.05),
-    ("retransmits", "retransmitted packets", 0.0),
-    ("timeouts", "timeouts (not right after an ECN cut)", 0.0),
+
+@dataclass(frozen=True)
+class XMetric:
+    """One row of a cross-check: its key in each run's values, its label, and the absolute
+    tolerance used beside the relative 10 %."""
+
+    key: str
+    label: str
+    abs_tol: float = 0.0
+
+
+def _registry(key: str, summary_key: str, note: str = "") -> XMetric:
+    """A row whose label is the core registry's (``summary_key``), with an optional note."""
+    m = next(m for m in registry.metrics("run") if m.key == summary_key)
+    label = f"{m.title}" + (f" {note}" if note else "")
+    return XMetric(key, label)
+
+
+#: Every cross-check row, in display order. Keys are those of :class:`RunMetrics` values (and
+#: of recorded references); labels come from the registry where the summary has the metric.
+METRICS: list[XMetric] = [
+    _registry("utilisation", "utilisation"),
+    _registry("loss_rate", "loss_rate"),
+    _registry("drops_bottleneck", "drops", "at the bottleneck (with link loss)"),
+    XMetric("drops_access", "drops on access links (packets, whole run)"),
+    _registry("marks", "marks"),
+    _registry("jain", "jain_index"),
+    _registry("queue_mean_pkts", "queue_pkts.mean"),
+    _registry("delay_mean_ms", "delay_ms.mean"),
+    _registry("goodput_mean_mbps", "goodput_mbps.mean"),
+    XMetric("slope", "log goodput / log RTT slope", 0.05),
+    XMetric("retransmits", "retransmitted packets"),
+    XMetric("timeouts", "retransmission timeouts (ns-2: not right after an ECN cut)"),
 ]
 REL_TOL = 0.10
 
@@ -99,10 +123,16 @@ def verdict(a: dict[str, Any], b: dict[str, Any], abs_tol: float = 0.0) -> str:
     return "differs"
 
 
-def table(aqm: list[RunMetrics], ns: list[RunMetrics]) -> list[dict[str, Any]]:
-    """One row per metric: both simulators' spread over seeds, the ratio and the verdict."""
+def table(
+    aqm: list[RunMetrics], ns: list[RunMetrics], *, side: str = "ns2"
+) -> list[dict[str, Any]]:
+    """One row per metric both simulators report: their spread over seeds, the ratio and the
+    verdict. ``side`` names the other simulator's column (``ns2``, ``ns3``)."""
     rows = []
-    for key, label, abs_tol in METRICS:
+    for m in METRICS:
+        key, label, abs_tol = m.key, m.label, m.abs_tol
+        if not any(key in r.values for r in ns):
+            continue  # a metric the other simulator does not measure
         a = spread([r.values.get(key, float("nan")) for r in aqm])
         b = spread([r.values.get(key, float("nan")) for r in ns])
         ratio = (
@@ -117,7 +147,7 @@ def table(aqm: list[RunMetrics], ns: list[RunMetrics]) -> list[dict[str, Any]]:
                 "metric": key,
                 "label": label,
                 "aqmlab": a,
-                "ns2": b,
+                side: b,
                 "ratio": ratio,
                 "verdict": verdict(a, b, abs_tol),
             }
@@ -146,20 +176,30 @@ def cell(s: dict[str, Any]) -> str:
     return f"{_fmt(s['mean'])} [{_fmt(s['min'])}-{_fmt(s['max'])}]"
 
 
-def markdown(rows: list[dict[str, Any]], *, title: str, seeds: list[int]) -> str:
+def markdown(
+    rows: list[dict[str, Any]],
+    *,
+    title: str,
+    seeds: list[int],
+    side: str = "ns2",
+    simulator: str = "ns-2.35",
+    short: str = "ns-2",
+) -> str:
+    """The rows as a Markdown page; ``side``, ``simulator`` and ``short`` name the other
+    simulator's column, its full name (title) and its name in headers."""
     out = [
-        f"# aqmlab beside ns-2.35: {title}",
+        f"# aqmlab beside {simulator}: {title}",
         "",
         f"Seeds {', '.join(map(str, seeds))}; each cell: mean [min-max] over seeds. Verdict: "
         "`agree` = the seed ranges overlap; `within 10%` = the means differ by ≤ 10 %; "
         "`differs` = neither.",
         "",
-        "| metric | aqmlab | ns-2 | aqmlab / ns-2 | verdict |",
+        f"| metric | aqmlab | {short} | aqmlab / {short} | verdict |",
         "|---|---|---|---|---|",
     ]
     for r in rows:
         out.append(
-            f"| {r['label']} | {cell(r['aqmlab'])} | {cell(r['ns2'])} "
+            f"| {r['label']} | {cell(r['aqmlab'])} | {cell(r[side])} "
             f"| {_fmt(r['ratio'])} | {r['verdict']} |"
         )
     return "\n".join(out) + "\n"

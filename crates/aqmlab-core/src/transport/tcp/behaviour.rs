@@ -1,0 +1,82 @@
+//! The readings a sender follows where ns-2.35's agents and the RFCs differ, as named choices.
+//!
+//! `tcp.model` selects one bundle once, when the sender is built ([`Behaviour::of`]); the sender,
+//! its loss-recovery variants and its RTT estimator then ask for the choice they need by name
+//! instead of testing the model. Each choice was found by tracing both simulators on the same
+//! dumbbell to their first divergence (`docs/validation.md`, "Beside ns-2").
+
+use super::TcpModel;
+
+/// Which reading the sender takes at each point where the sources differ.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Behaviour {
+    /// RTT samples rounded to clock ticks and a truncated RTO (ns-2 `rtt_update`), instead of
+    /// RFC 6298 arithmetic on exact samples.
+    pub ns2_rtt_arithmetic: bool,
+    /// No RTT sample from a partial ACK (ns-2 NewReno `partialnewack` and Sack1 bypass
+    /// `newack()`), instead of a sample from every ACK of new data.
+    pub no_rtt_sample_on_partial_ack: bool,
+    /// `ssthresh` on a fast retransmit or a timeout from the usable window (ns-2 `window()`),
+    /// instead of the flight size (RFC 5681 eq. 4).
+    pub loss_basis_is_window: bool,
+    /// The window through recovery is ns-2's fractional `cwnd_` (the controller's decrease of W,
+    /// kept through recovery and left with; Reno/NewReno open it once on the exiting ACK),
+    /// instead of `cwnd = ssthresh` (+ inflation) and `cwnd = ssthresh` on leaving.
+    pub fractional_recovery_window: bool,
+    /// Fast-retransmit gate: ns-2's `highest_ack_ > recover_` (one segment stricter, with its
+    /// `bugfix_ss_` exception for segment 1), instead of RFC 6582's `snd_una >= recover`.
+    pub strict_recover_gate: bool,
+    /// ECN halves the fractional window `windowd()` (ns-2 `slowdown`), instead of the usable one.
+    pub ecn_halves_fractional_window: bool,
+    /// The first ECN-Echo after a timeout reduces whatever it acknowledges (ns-2 `ecn()` after
+    /// `CWND_ACTION_TIMEOUT`), instead of only one acknowledging data sent after `recover`.
+    pub ecn_after_timeout_reduces: bool,
+    /// A timeout whose previous response was an ECN cut closes the window to one segment and
+    /// keeps `ssthresh` (ns-2 `timeout()`, `CWND_ACTION_ECN`), instead of a full timeout response.
+    pub timeout_after_ecn_keeps_ssthresh: bool,
+    /// SACK loss recovery as ns-2's `Agent/TCP/Sack1` (`recovery/sack.rs`), instead of RFC 6675.
+    pub sack: SackBehaviour,
+}
+
+/// The choices of SACK loss recovery (`recovery/sack.rs`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct SackBehaviour {
+    /// A hole is lost once any segment above it is SACKed (ns-2's scoreboard), instead of
+    /// `DupThresh` segments (RFC 6675 `IsLost`).
+    pub lost_after_one_sacked: bool,
+    /// Recovery may start before the `dupack_threshold`-th duplicate ACK once `IsLost(snd_una)`
+    /// (RFC 6675 §5 step 4); ns-2 waits for the duplicate ACKs.
+    pub early_entry: bool,
+    /// A new ACK outside recovery and a timeout clear the scoreboard (ns-2 `ClearScoreBoard`),
+    /// so go-back-N resends SACKed segments, instead of keeping it (RFC 6675 §5.1).
+    pub scoreboard_cleared: bool,
+    /// The timer is re-armed by the first partial ACK of a recovery only (ns-2
+    /// `firstpartial_`), instead of by every one (RFC 6298 rule 5.3).
+    pub first_partial_ack_rearms_only: bool,
+    /// Leaving recovery forgets `recover` (ns-2 `recover_ = 0`).
+    pub forget_recover_on_exit: bool,
+}
+
+impl Behaviour {
+    /// The bundle of `tcp.model`.
+    pub fn of(model: TcpModel) -> Behaviour {
+        let ns2 = model == TcpModel::Ns2;
+        Behaviour {
+            ns2_rtt_arithmetic: ns2,
+            no_rtt_sample_on_partial_ack: ns2,
+            loss_basis_is_window: ns2,
+            fractional_recovery_window: ns2,
+            strict_recover_gate: ns2,
+            ecn_halves_fractional_window: ns2,
+            ecn_after_timeout_reduces: ns2,
+            timeout_after_ecn_keeps_ssthresh: ns2,
+            sack: SackBehaviour {
+                lost_after_one_sacked: ns2,
+                early_entry: !ns2,
+                scoreboard_cleared: ns2,
+                first_partial_ack_rearms_only: ns2,
+                forget_recover_on_exit: ns2,
+            },
+        }
+    }
+}

@@ -1,0 +1,456 @@
+// aqmlab's dumbbell in ns-3.44, driven by a run file that aqmlab.ns3.translate writes.
+//
+//   src i --access i--> R1 ==bottleneck==> R2 --sink i--> dst i      (and the same links back)
+//
+// One source and one destination host per flow. Every link is a point-to-point link; every
+// device but the bottleneck's forward one has no queue disc and a plain DropTail device queue
+// (the access buffer given per flow, 10 000 packets elsewhere). The bottleneck's forward device
+// has a 1-packet device queue under the queue disc the run file names, with the attributes it
+// gives (ns-3's way of putting an AQM in front of a NetDevice), so the backlog sits in the queue
+// disc. Static routes: each router has its connected /30s and one aggregate route across the
+// bottleneck; hosts use a default route. Each flow is a BulkSendApplication -> PacketSink TCP
+// connection; `Config::SetDefault` lines of the run file set ns-3's TCP.
+//
+// Run file (one directive per line, '#' starts a comment, durations in integer ns, rates in bit/s):
+//   seed N                      RngSeedManager run number
+//   time DURATION WARMUP SAMPLE simulated time, start of the measurement window, queue sampling
+//   bottleneck RATE DELAY       forward and reverse
+//   sink RATE DELAY             every sink link
+//   default PATH VALUE          Config::SetDefault(PATH, StringValue(VALUE))
+//   qdisc TYPEID                the bottleneck's queue disc
+//   qattr NAME VALUE            one of its attributes (StringValue)
+//   flow RATE DELAY BUFFER START  one flow: access link rate, one-way delay, device queue
+//                               (packets), start time
+//
+// Prints one JSON object on stdout. Over [warmup, duration], as aqmlab's summary: bytes that
+// left the bottleneck (on the wire), queue disc arrivals (enqueued + dropped before enqueue),
+// drops (before enqueue and after dequeue), ECN marks, the queue disc's length sampled every
+// SAMPLE (mean, std), the summed sojourn time of packets leaving it; per flow: payload bytes
+// its sink received, segments its sender retransmitted and retransmission timeouts (entries
+// into CA_LOSS). Whole run: drops at the access devices, events executed.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct FlowSpec
+{
+    uint64_t rateBps;
+    int64_t delayNs;
+    uint32_t buffer;
+    int64_t startNs;
+};
+
+struct Spec
+{
+    uint32_t seed = 1;
+    int64_t durationNs = 0;
+    int64_t warmupNs = 0;
+    int64_t sampleNs = 20000000;
+    uint64_t bottleneckBps = 0;
+    int64_t bottleneckDelayNs = 0;
+    uint64_t sinkBps = 1000000000;
+    int64_t sinkDelayNs = 0;
+    std::vector<std::pair<std::string, std::string>> defaults;
+    std::string qdisc;
+    std::vector<std::pair<std::string, std::string>> qattrs;
+    std::vector<FlowSpec> flows;
+};
+
+Spec
+Read(const std::string& path)
+{
+    std::ifstream in(path);
+    NS_ABORT_MSG_UNLESS(in, "cannot read the run file " << path);
+    Spec s;
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line))
+    {
+        n++;
+        auto hash = line.find('#');
+        if (hash != std::string::npos)
+        {
+            line.resize(hash);
+        }
+        std::istringstream w(line);
+        std::string key;
+        if (!(w >> key))
+        {
+            continue;
+        }
+        bool ok = true;
+        if (key == "seed")
+        {
+            ok = bool(w >> s.seed);
+        }
+        else if (key == "time")
+        {
+            ok = bool(w >> s.durationNs >> s.warmupNs >> s.sampleNs);
+        }
+        else if (key == "bottleneck")
+        {
+            ok = bool(w >> s.bottleneckBps >> s.bottleneckDelayNs);
+        }
+        else if (key == "sink")
+        {
+            ok = bool(w >> s.sinkBps >> s.sinkDelayNs);
+        }
+        else if (key == "default" || key == "qattr")
+        {
+            std::string name;
+            std::string value;
+            ok = bool(w >> name >> value);
+            (key == "default" ? s.defaults : s.qattrs).emplace_back(name, value);
+        }
+        else if (key == "qdisc")
+        {
+            ok = bool(w >> s.qdisc);
+        }
+        else if (key == "flow")
+        {
+            FlowSpec f{};
+            ok = bool(w >> f.rateBps >> f.delayNs >> f.buffer >> f.startNs);
+            s.flows.push_back(f);
+        }
+        else
+        {
+            ok = false;
+        }
+        NS_ABORT_MSG_UNLESS(ok, path << ":" << n << ": cannot read '" << line << "'");
+    }
+    NS_ABORT_MSG_UNLESS(s.durationNs > 0 && s.bottleneckBps > 0 && !s.qdisc.empty() &&
+                            !s.flows.empty(),
+                        path << ": needs time, bottleneck, qdisc and at least one flow");
+    return s;
+}
+
+struct PerFlow
+{
+    Ptr<BulkSendApplication> app;
+    Ptr<PacketSink> sink;
+    uint64_t rxAtWarmup = 0;
+    uint64_t retransmits = 0;
+    uint64_t timeouts = 0;
+};
+
+struct Counters
+{
+    uint64_t txBytes = 0;
+    uint64_t enqueued = 0;
+    uint64_t droppedBeforeEnqueue = 0;
+    uint64_t drops = 0;
+    uint64_t marks = 0;
+    uint64_t sojourns = 0;
+    double sojournSum = 0;
+    uint64_t samples = 0;
+    double queueSum = 0;
+    double queueSum2 = 0;
+    uint64_t accessDrops = 0;
+    Time warmup;
+    Time stop;
+    Time sample;
+    Ptr<QueueDisc> qdisc;
+    std::vector<PerFlow> flows;
+};
+
+Counters g;
+
+bool
+Measuring()
+{
+    return Simulator::Now() >= g.warmup;
+}
+
+void
+OnTx(Ptr<const Packet> p)
+{
+    if (Measuring())
+    {
+        g.txBytes += p->GetSize();
+    }
+}
+
+void
+OnEnqueue(Ptr<const QueueDiscItem>)
+{
+    g.enqueued += Measuring();
+}
+
+void
+OnDropBeforeEnqueue(Ptr<const QueueDiscItem>, const char*)
+{
+    if (Measuring())
+    {
+        g.droppedBeforeEnqueue++;
+        g.drops++;
+    }
+}
+
+void
+OnDropAfterDequeue(Ptr<const QueueDiscItem>, const char*)
+{
+    g.drops += Measuring();
+}
+
+void
+OnMark(Ptr<const QueueDiscItem>, const char*)
+{
+    g.marks += Measuring();
+}
+
+void
+OnSojourn(Time t)
+{
+    if (Measuring())
+    {
+        g.sojourns++;
+        g.sojournSum += t.GetSeconds();
+    }
+}
+
+void
+OnAccessDrop(Ptr<const Packet>)
+{
+    g.accessDrops++;
+}
+
+void
+OnRetransmission(size_t i,
+                 Ptr<const Packet>,
+                 const TcpHeader&,
+                 const Address&,
+                 const Address&,
+                 Ptr<const TcpSocketBase>)
+{
+    g.flows[i].retransmits += Measuring();
+}
+
+void
+OnCongState(size_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_LOSS && Measuring())
+    {
+        g.flows[i].timeouts++;
+    }
+}
+
+// The application creates its socket when it starts: hook the sender's traces just after.
+void
+HookSender(size_t i)
+{
+    Ptr<Socket> s = g.flows[i].app->GetSocket();
+    NS_ABORT_MSG_UNLESS(s, "flow " << i << " has no socket after its start");
+    s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetransmission, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+}
+
+void
+SampleQueue()
+{
+    double q = g.qdisc->GetNPackets();
+    g.samples++;
+    g.queueSum += q;
+    g.queueSum2 += q * q;
+    if (Simulator::Now() + g.sample < g.stop)
+    {
+        Simulator::Schedule(g.sample, &SampleQueue);
+    }
+}
+
+void
+AtWarmup()
+{
+    for (auto& f : g.flows)
+    {
+        f.rxAtWarmup = f.sink->GetTotalRx();
+    }
+    SampleQueue();
+}
+
+Ipv4InterfaceContainer
+Number(NetDeviceContainer devs, uint32_t net, uint32_t k)
+{
+    Ipv4AddressHelper a;
+    a.SetBase(Ipv4Address(net + (k << 2)), Ipv4Mask("255.255.255.252"));
+    return a.Assign(devs);
+}
+
+std::string
+Bps(uint64_t bps)
+{
+    return std::to_string(bps) + "bps";
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string runFile;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("run", "the run file (see the top of dumbbell.cc)", runFile);
+    cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(runFile.empty(), "--run=FILE is required");
+    Spec s = Read(runFile);
+    RngSeedManager::SetRun(s.seed);
+    for (const auto& [path, value] : s.defaults)
+    {
+        Config::SetDefault(path, StringValue(value));
+    }
+    g.warmup = NanoSeconds(s.warmupNs);
+    g.stop = NanoSeconds(s.durationNs);
+    g.sample = NanoSeconds(s.sampleNs);
+    const uint32_t n = s.flows.size();
+    NS_ABORT_MSG_IF(n > 16000, "at most 16000 flows (one /30 per access link in a /16)");
+
+    NodeContainer routers(2);
+    NodeContainer src(n);
+    NodeContainer dst(n);
+    InternetStackHelper stack;
+    stack.Install(routers);
+    stack.Install(src);
+    stack.Install(dst);
+
+    PointToPointHelper sinkLink;
+    sinkLink.SetDeviceAttribute("DataRate", StringValue(Bps(s.sinkBps)));
+    sinkLink.SetChannelAttribute("Delay", TimeValue(NanoSeconds(s.sinkDelayNs)));
+    sinkLink.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("10000p"));
+    PointToPointHelper core;
+    core.SetDeviceAttribute("DataRate", StringValue(Bps(s.bottleneckBps)));
+    core.SetChannelAttribute("Delay", TimeValue(NanoSeconds(s.bottleneckDelayNs)));
+    core.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+
+    const uint32_t srcNet = Ipv4Address("10.1.0.0").Get();
+    const uint32_t dstNet = Ipv4Address("10.2.0.0").Get();
+    TrafficControlHelper none;
+    std::vector<Ipv4Address> dstAddr(n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const FlowSpec& f = s.flows[i];
+        PointToPointHelper access;
+        access.SetDeviceAttribute("DataRate", StringValue(Bps(f.rateBps)));
+        access.SetChannelAttribute("Delay", TimeValue(NanoSeconds(f.delayNs)));
+        access.SetQueue("ns3::DropTailQueue",
+                        "MaxSize",
+                        StringValue(std::to_string(f.buffer) + "p"));
+        NetDeviceContainer a = access.Install(src.Get(i), routers.Get(0));
+        NetDeviceContainer k = sinkLink.Install(routers.Get(1), dst.Get(i));
+        Number(a, srcNet, i);
+        dstAddr[i] = Number(k, dstNet, i).GetAddress(1);
+        none.Uninstall(a);
+        none.Uninstall(k);
+        // The sender's own device: where an access link overflows, as in aqmlab.
+        DynamicCast<PointToPointNetDevice>(a.Get(0))->GetQueue()->TraceConnectWithoutContext(
+            "Drop",
+            MakeCallback(&OnAccessDrop));
+    }
+    NetDeviceContainer b = core.Install(routers.Get(0), routers.Get(1));
+    Ipv4InterfaceContainer bi = Number(b, Ipv4Address("10.0.0.0").Get(), 0);
+    none.Uninstall(b);
+    TrafficControlHelper tch;
+    tch.SetRootQueueDisc(s.qdisc);
+    g.qdisc = tch.Install(b.Get(0)).Get(0);
+    // Attributes take effect when the queue disc initialises, at the start of the run.
+    for (const auto& [name, value] : s.qattrs)
+    {
+        g.qdisc->SetAttribute(name, StringValue(value));
+    }
+    g.qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
+    g.qdisc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBeforeEnqueue));
+    g.qdisc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropAfterDequeue));
+    g.qdisc->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
+    g.qdisc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    b.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnTx));
+    DynamicCast<PointToPointNetDevice>(b.Get(1))->GetQueue()->SetMaxSize(QueueSize("10000p"));
+
+    Ipv4StaticRoutingHelper routing;
+    Ipv4Mask slash16("255.255.0.0");
+    routing.GetStaticRouting(routers.Get(0)->GetObject<Ipv4>())
+        ->AddNetworkRouteTo(Ipv4Address(dstNet),
+                            slash16,
+                            bi.GetAddress(1),
+                            routers.Get(0)->GetObject<Ipv4>()->GetInterfaceForDevice(b.Get(0)));
+    routing.GetStaticRouting(routers.Get(1)->GetObject<Ipv4>())
+        ->AddNetworkRouteTo(Ipv4Address(srcNet),
+                            slash16,
+                            bi.GetAddress(0),
+                            routers.Get(1)->GetObject<Ipv4>()->GetInterfaceForDevice(b.Get(1)));
+    for (uint32_t i = 0; i < n; i++)
+    {
+        routing.GetStaticRouting(src.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(Ipv4Address(srcNet + (i << 2) + 2), 1);
+        routing.GetStaticRouting(dst.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(Ipv4Address(dstNet + (i << 2) + 1), 1);
+    }
+
+    const uint16_t port = 5000;
+    g.flows.resize(n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr[i], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        // Large writes: the default 512-byte ones fill the send buffer with small packets that
+        // every segment is then assembled from, which costs ns-3 most of its time at 155 Mbps.
+        bulk.SetAttribute("SendSize", UintegerValue(1 << 16));
+        ApplicationContainer app = bulk.Install(src.Get(i));
+        Time start = NanoSeconds(s.flows[i].startNs);
+        app.Start(start);
+        PacketSinkHelper ps("ns3::TcpSocketFactory",
+                            InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = ps.Install(dst.Get(i));
+        sinkApp.Start(Seconds(0));
+        g.flows[i].app = DynamicCast<BulkSendApplication>(app.Get(0));
+        g.flows[i].sink = DynamicCast<PacketSink>(sinkApp.Get(0));
+        Simulator::Schedule(start + NanoSeconds(1), &HookSender, size_t(i));
+    }
+    Simulator::Schedule(g.warmup, &AtWarmup);
+    Simulator::Stop(g.stop);
+    Simulator::Run();
+
+    double qMean = g.samples ? g.queueSum / g.samples : 0.0;
+    double qVar = g.samples ? g.queueSum2 / g.samples - qMean * qMean : 0.0;
+    std::printf("{\"simulator\": \"ns-3.44\", \"window_s\": %.9f, \"tx_bytes\": %llu, "
+                "\"arrivals\": %llu, \"drops\": %llu, \"marks\": %llu, \"departures_sojourn\": "
+                "%llu, \"sojourn_sum_s\": %.9f, \"queue_samples\": %llu, \"queue_mean_pkts\": "
+                "%.6f, \"queue_std_pkts\": %.6f, \"access_drops\": %llu, \"events\": %llu, "
+                "\"flows\": [",
+                (g.stop - g.warmup).GetSeconds(),
+                (unsigned long long)g.txBytes,
+                (unsigned long long)(g.enqueued + g.droppedBeforeEnqueue),
+                (unsigned long long)g.drops,
+                (unsigned long long)g.marks,
+                (unsigned long long)g.sojourns,
+                g.sojournSum,
+                (unsigned long long)g.samples,
+                qMean,
+                std::sqrt(std::max(qVar, 0.0)),
+                (unsigned long long)g.accessDrops,
+                (unsigned long long)Simulator::GetEventCount());
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const PerFlow& f = g.flows[i];
+        std::printf("%s[%llu, %llu, %llu]",
+                    i ? ", " : "",
+                    (unsigned long long)(f.sink->GetTotalRx() - f.rxAtWarmup),
+                    (unsigned long long)f.retransmits,
+                    (unsigned long long)f.timeouts);
+    }
+    std::printf("]}\n");
+    Simulator::Destroy();
+    return 0;
+}

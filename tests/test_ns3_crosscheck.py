@@ -1,0 +1,240 @@
+"""aqmlab beside ns-3.44 (``crosscheck --against ns3``): the translation into the ns-3
+program's run file and the refusals (no ns-3 needed), the shared metric table, and (skipped when
+the ``ns3`` wheel or a compiler is missing) an end-to-end run of the real program."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab import registry
+from aqmlab.ns3 import build, flows_of, run_seed, translate
+from aqmlab.xcheck import Unsupported, table
+from conftest import ROOT, run_cli
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+NS3 = pytest.mark.skipif(not build.available(), reason=f"ns-3 not available: {build.INSTALL_HINT}")
+SCENARIOS = ROOT / "scenarios/crosscheck"
+
+
+def _resolved(path: Path | str, *overrides: str) -> dict:
+    return tomllib.loads(aqmlab.validate(path, set=list(overrides)))
+
+
+def _lines(text: str, word: str) -> dict[str, str]:
+    """``word NAME VALUE`` lines of a run file as {NAME: VALUE}."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == word:
+            out[parts[1]] = parts[2]
+    return out
+
+
+SHORT = ["duration=3s", "warmup=1s"]
+
+
+def test_pie_run_file_writes_every_parameter_and_the_resolved_flows():
+    doc = _resolved(SCENARIOS / "ns3_pie.toml", *SHORT)
+    res = aqmlab.run(doc)
+    flows = flows_of(doc, res.flows.to_pydict())
+    # Access delays linear over 5-50 ms for 10 flows: the run's own values, exactly.
+    assert [f.access_delay_ns for f in flows] == [5_000_000 + 5_000_000 * i for i in range(10)]
+    starts = res.flows.to_pydict()["start_s"]
+    assert [f.start_ns for f in flows] == [round(s * 1e9) for s in starts]
+    text = translate.translate(doc, flows, seed=7)
+    assert "qdisc ns3::PieQueueDisc\n" in text
+    q = _lines(text, "qattr")
+    assert q["MaxSize"] == "1000p"
+    assert q["QueueDelayReference"] == "15000000ns"  # RFC 8033's 15 ms target
+    assert q["Tupdate"] == "15000000ns"
+    assert q["MaxBurstAllowance"] == "150000000ns"
+    assert (q["A"], q["B"]) == ("0.125", "1.25")
+    assert q["UseDequeueRateEstimator"] == "false"  # aqmlab's default estimator: timestamp
+    d = _lines(text, "default")
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpLinuxReno"
+    assert d["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
+    assert d["ns3::TcpSocketBase::Sack"] == "true"
+    assert d["ns3::TcpSocket::SegmentSize"] == "958"  # 1000 bytes on the wire
+    assert d["ns3::TcpSocket::InitialCwnd"] == "2"
+    assert d["ns3::TcpSocketBase::MinRto"] == "200000000ns"
+    assert "seed 7\n" in text
+    assert "time 3000000000 1000000000 20000000\n" in text
+    assert "bottleneck 10000000 20000000\n" in text
+    assert [line.split()[1:] for line in text.splitlines() if line.startswith("flow ")][3] == [
+        "100000000",
+        "20000000",
+        "1000",
+        str(flows[3].start_ns),
+    ]
+
+
+def test_red_step_marker_and_dctcp():
+    doc = _resolved(SCENARIOS / "ns3_dctcp.toml")
+    flows = [translate.Flow(i, 0, 5_000_000, 0) for i in range(10)]
+    text = translate.translate(doc, flows, seed=1)
+    q = _lines(text, "qattr")
+    assert (q["MinTh"], q["MaxTh"], q["QW"], q["LInterm"]) == ("20.0", "21.0", "1.0", "1.0")
+    assert (q["Gentle"], q["UseHardDrop"], q["UseEcn"]) == ("false", "false", "true")
+    assert (q["LinkBandwidth"], q["LinkDelay"]) == ("10000000bps", "20000000ns")
+    assert q["MeanPktSize"] == "1000"
+    d = _lines(text, "default")
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpDctcp"
+    assert d["ns3::TcpSocketBase::UseEcn"] == "On"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "override", "path", "allowed"),
+    [
+        # Algorithms ns-3.44 does not have.
+        ("ns3_pie.toml", 'bottleneck.qdisc={ kind = "green_tcp" }', "bottleneck.qdisc.kind", "pie"),
+        ("ns3_pie.toml", 'bottleneck.qdisc={ kind = "chablis" }', "bottleneck.qdisc.kind", "pie"),
+        ("ns3_pie.toml", 'bottleneck.qdisc={ kind = "sfred" }', "bottleneck.qdisc.kind", "pie"),
+        # A parameter ns-3's algorithm has no attribute for, away from aqmlab's default.
+        (
+            "ns3_fq_codel.toml",
+            'bottleneck.qdisc={ kind = "fq_codel", hash = "flow_id" }',
+            "bottleneck.qdisc.hash",
+            "salted",
+        ),
+        (
+            "ns3_fq_codel.toml",
+            'bottleneck.qdisc={ kind = "fq_codel", quantum = 3000 }',
+            "bottleneck.qdisc.quantum",
+            "1514",
+        ),
+        ("ns3_pie.toml", "bottleneck.buffer=150KB", "bottleneck.buffer", "packets"),
+        ("ns3_pie.toml", "bottleneck.loss=0.01", "bottleneck.loss", "no link loss"),
+        # Per-flow things the program cannot set.
+        ("ns3_pie.toml", 'flows.0.tcp.rtt_label="min"', "flows.0.tcp.rtt_label", "'none'"),
+        ("ns3_pie.toml", 'flows.0.tcp.overhead="1ms"', "flows.0.tcp.overhead", "'0ms'"),
+        ("ns3_pie.toml", "flows.0.tcp.max_window=20", "flows.0.tcp.max_window", "0"),
+        ("ns3_pie.toml", 'flows.0.tcp.variant="reno"', "flows.0.tcp.variant", "newreno or sack"),
+        ("ns3_pie.toml", "flows.0.hosts=2", "flows.0.hosts", "one host per flow"),
+        ("ns3_pie.toml", 'flows.0.kind="udp_cbr"', "flows.0.kind", "tcp"),
+        ("ns3_pie.toml", 'flows.0.duration="5s"', "flows.0.duration", "end of the run"),
+        ("ns3_pie.toml", "flows.0.packets=100", "flows.0.packets", "bulk"),
+    ],
+)
+def test_what_ns3_lacks_is_named_by_key(scenario, override, path, allowed):
+    doc = _resolved(SCENARIOS / scenario, override)
+    with pytest.raises(Unsupported) as e:
+        translate.check(doc)
+    assert e.value.path == path
+    assert allowed in str(e.value)
+
+
+def test_groups_must_agree_on_tcp_and_a_topology_is_refused():
+    doc = _resolved(SCENARIOS / "ns3_pie.toml")
+    doc["flows"].append(dict(doc["flows"][0], tcp=dict(doc["flows"][0]["tcp"], cc="cubic")))
+    with pytest.raises(Unsupported) as e:
+        translate.check(doc)
+    assert e.value.path == "flows.1.tcp.cc"
+    # aqmlab's own readings of the RFCs are aqmlab's side only: they may differ.
+    doc["flows"][1]["tcp"] = dict(doc["flows"][0]["tcp"], model="ns2")
+    translate.check(doc)
+    with pytest.raises(Unsupported) as e:
+        translate.check(_resolved(ROOT / "scenarios/examples/parking_lot.toml"))
+    assert e.value.path == "topology"
+
+
+def test_cli_refusal_is_one_line_exit_2_before_anything_runs(tmp_path, monkeypatch):
+    # The refusal comes first, also where ns-3 is not installed.
+    monkeypatch.setenv("AQMLAB_NS3", str(tmp_path / "no-ns3"))
+    r = run_cli(
+        "crosscheck",
+        SCENARIOS / "ns3_pie.toml",
+        "--against",
+        "ns3",
+        "--set",
+        'bottleneck.qdisc={ kind = "sfred" }',
+        "--out",
+        tmp_path / "cc",
+    )
+    assert r.code == 2
+    assert r.stderr.strip().count("\n") == 0
+    assert "bottleneck.qdisc.kind: 'sfred' (ns-3.44 cross-check has: droptail, red" in r.stderr
+    assert not (tmp_path / "cc").exists()
+    r = run_cli("crosscheck", SCENARIOS / "ns3_pie.toml", "--against", "ns3", "--trace-flows", "0")
+    assert r.code == 2
+    assert "--trace-flows is for --against ns2 only" in r.stderr
+
+
+def test_missing_wheel_or_compiler_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("AQMLAB_NS3", str(tmp_path / "no-ns3"))
+    with pytest.raises(build.Ns3Missing, match="make ns3"):
+        build.program()
+    r = run_cli(
+        "crosscheck", SCENARIOS / "ns3_pie.toml", "--against", "ns3", "--out", tmp_path / "x"
+    )
+    assert r.code == 2
+    assert r.stderr.strip().count("\n") == 0
+    assert "make ns3" in r.stderr and "pip install ns3==3.44.post0" in r.stderr
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(build.Ns3Missing, match="install g\\+\\+"):
+        build.compiler()
+
+
+def test_one_metric_table_labelled_by_the_core_registry():
+    titles = {m.key: m.title for m in registry.metrics("run")}
+    labels = {m.key: m.label for m in table.METRICS}
+    assert labels["jain"] == titles["jain_index"]
+    assert labels["queue_mean_pkts"] == titles["queue_pkts.mean"]
+    assert labels["utilisation"] == titles["utilisation"]
+    # Jain's index is the core's for both backends, also where every goodput is zero.
+    assert table.flow_metrics({0: 0.0, 1: 0.0}, {0: 10.0, 1: 20.0})["jain"] == 1.0
+    assert table.flow_metrics({0: 0.0, 1: 0.0}, {0: 1, 1: 2})["jain"] == aqmlab._core.jain_index(
+        [0.0, 0.0]
+    )
+    # A metric the other side does not measure (ns-2: ECN marks) has no row.
+    a = table.RunMetrics({"utilisation": 1.0, "marks": 3.0}, {}, {})
+    b = table.RunMetrics({"utilisation": 0.9}, {}, {})
+    assert [r["metric"] for r in table.table([a], [b], side="ns3")] == ["utilisation"]
+
+
+@NS3
+def test_end_to_end_seeds_are_deterministic_and_agree_roughly(tmp_path):
+    sets = ["duration=8s", "warmup=3s", "flows.0.count=4"]
+    a = run_seed(SCENARIOS / "ns3_pie.toml", 3, set=sets)
+    b = run_seed(SCENARIOS / "ns3_pie.toml", 3, set=sets)
+    c = run_seed(SCENARIOS / "ns3_pie.toml", 4, set=sets)
+    assert a.other.values == b.other.values  # ns-3 with the same seed: the same run
+    assert a.other.values != c.other.values
+    assert a.other_cpu_s > 0 and a.aqmlab_cpu_s > 0
+    # Four PIE flows, 5 s measured: both keep the link busy and PIE's queue near its 15 ms
+    # target (19 packets at 10 Mbps), ns-3's as aqmlab's.
+    for side in (a.aqmlab, a.other):
+        assert side.values["utilisation"] > 0.8, side.values
+        assert 5 < side.values["queue_mean_pkts"] < 40, side.values
+    assert abs(a.aqmlab.values["utilisation"] - a.other.values["utilisation"]) < 0.1
+    assert "qdisc ns3::PieQueueDisc" in a.script
+    # The CLI writes the same files as with ns-2, ns-3's run files in place of the Tcl scripts.
+    out = tmp_path / "cc"
+    r = run_cli(
+        "crosscheck",
+        SCENARIOS / "ns3_pie.toml",
+        "--against",
+        "ns3",
+        "--seeds",
+        "1",
+        "--jobs",
+        "1",
+        "--no-plots",
+        *[x for s in sets for x in ("--set", s)],
+        "--out",
+        out,
+    )
+    assert r.code == 0, r.stderr
+    assert "aqmlab vs ns-3.44" in r.stdout
+    for name in ("crosscheck.json", "crosscheck.md", "ns3_seed1.run"):
+        assert (out / name).is_file(), name
+    md = (out / "crosscheck.md").read_text(encoding="utf-8")
+    assert "| metric | aqmlab | ns-3 | aqmlab / ns-3 | verdict |" in md
