@@ -66,10 +66,12 @@ test-py: dev ## pytest (API, CLI, bad input, determinism, every scenario file)
 # docs/performance.md), then the installed extension, which is what `aqmlab run` and the API use
 # (profile-guided when tools/pgo.sh could build it so), timed around `_core.run` alone. Last,
 # the per-flow delay statistics' share: the same run with and without them, as a ratio.
-bench: setup ## bottleneck packets per CPU-second on the 155 Mbps dumbbells, 100 and 400 flows
+bench: setup ## bottleneck packets per CPU-second on the 155 Mbps dumbbells: 100 and 400 flows, 400 with RED and GREEN-TCP
 	$(CARGO) build --release -p aqmlab-core --example bench --example flow_delay_cost
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows.toml 3
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows_red.toml 3
+	./target/release/examples/bench bench/scenarios/dumbbell_155mbps_400flows_green_tcp.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_100flows.toml 3
 	$(PY) bench/bench_extension.py bench/scenarios/dumbbell_155mbps_400flows.toml 3
 	./target/release/examples/flow_delay_cost bench/scenarios/dumbbell_155mbps_400flows.toml 3

@@ -78,7 +78,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -277,6 +277,11 @@ impl Chablis {
 }
 
 impl Aqm for Chablis {
+    /// Decides at arrival only; departures and idle periods are bookkeeping.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Decides
+    }
+
     fn on_enqueue(
         &mut self,
         now: SimTime,

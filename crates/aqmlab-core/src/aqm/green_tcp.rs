@@ -89,7 +89,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
@@ -413,6 +413,11 @@ impl GreenTcp {
 }
 
 impl Aqm for GreenTcp {
+    /// Decides at arrival only; departures and idle periods are bookkeeping.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Decides
+    }
+
     fn on_enqueue(
         &mut self,
         now: SimTime,

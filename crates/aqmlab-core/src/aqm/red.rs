@@ -70,7 +70,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -688,6 +688,11 @@ impl Red {
 }
 
 impl Aqm for Red {
+    /// Decides at arrival only; departures and idle periods are bookkeeping.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Decides
+    }
+
     fn on_enqueue(
         &mut self,
         now: SimTime,

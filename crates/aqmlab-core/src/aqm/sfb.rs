@@ -62,7 +62,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blue::{bernoulli, BlueProb};
 use super::green_tcp::mix64;
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
@@ -190,6 +190,11 @@ impl Sfb {
 }
 
 impl Aqm for Sfb {
+    /// Decides at arrival only; departures and idle periods are bookkeeping.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Decides
+    }
+
     fn on_enqueue(
         &mut self,
         now: SimTime,

@@ -73,7 +73,7 @@ use serde::{Deserialize, Serialize};
 
 use super::red::{self, Average};
 use super::red_core::{linear_pb, spaced, validate_red};
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::flow_map::FlowMap;
 use crate::net::packet::{FlowId, Packet};
@@ -381,6 +381,11 @@ impl Sfred {
 }
 
 impl Aqm for Sfred {
+    /// Decides at arrival only; departures and idle periods are bookkeeping.
+    fn fifo_arithmetic(&self) -> FifoArithmetic {
+        FifoArithmetic::Decides
+    }
+
     fn on_enqueue(
         &mut self,
         now: SimTime,

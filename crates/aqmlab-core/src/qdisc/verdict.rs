@@ -101,7 +101,7 @@ pub enum FifoArithmetic {
     /// departure times depend on it, so its link queues packets.
     Unfit,
     /// It decides only at arrival; `on_dequeue` is bookkeeping that always returns `Pass`
-    /// (the RED family, Chablis, SFRED, SFB, GREEN, BLUE, REM, PI, AVQ, CSFQ).
+    /// (the RED family, Chablis, SFRED, SFB, GREEN-TCP).
     Decides,
     /// A plain tail-drop FIFO: it decides nothing (DropTail). A link nobody reads per flow may
     /// then skip the glue altogether.
