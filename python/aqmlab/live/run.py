@@ -197,8 +197,10 @@ def _run(
             sink_report = agents.collect(sink, timeout)
             sender_report = agents.collect(sender, GRACE_S + 5.0)
             bn.stop()
+            # Poll rather than join with a timeout: a Ctrl-C landing inside Thread.join's lock
+            # handling can leave that lock in a state the exit path then trips over.
             while worker.is_alive():
-                worker.join(0.1)
+                time.sleep(0.05)
             if "err" in box:
                 raise box["err"]
             raw = bn.result()
