@@ -94,8 +94,8 @@ fuzz: dev ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events
 lint: dev ## cargo fmt --check, clippy -D warnings, ruff check / format --check, stubtest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests
-	$(VENV)/bin/ruff format --check python tests
+	$(VENV)/bin/ruff check python tests bench tools
+	$(VENV)/bin/ruff format --check python tests bench tools
 	$(PY) -m mypy.stubtest aqmlab._core
 	$(PY) -m mypy python/aqmlab
 
@@ -104,8 +104,8 @@ docs: ## regenerate schema/aqmlab-scenario.schema.json and the reference tables 
 
 fmt: dev ## format Rust and Python sources
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format python tests
-	$(VENV)/bin/ruff check --fix python tests
+	$(VENV)/bin/ruff format python tests bench tools
+	$(VENV)/bin/ruff check --fix python tests bench tools
 
 clean: ## remove .venv, build outputs and results/
 	rm -rf $(VENV) target results dist .pytest_cache .ruff_cache .hypothesis python/aqmlab/_core*.so

@@ -1,4 +1,4 @@
-"""The ns-2 validation set (what the comparison with ns-2 must show) and the table in docs/validation.md.
+"""The ns-2 validation set (what the comparison with ns-2 must show) and its docs table.
 
     .venv/bin/python bench/ns2_validation.py run --seeds 5 [--only NAME ...]  # crosscheck each
     .venv/bin/python bench/ns2_validation.py table [--write docs/validation.md]
