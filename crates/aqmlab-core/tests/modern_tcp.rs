@@ -137,11 +137,48 @@ group = "l4s"
 ///
 /// The coupling (p_CL = k·p', p_C = p'², k = 2) is meant to give Classic and scalable flows
 /// roughly equal windows at equal RTTs (RFC 9332 §2.1: Reno's W = 1.22/√p_C = 1.22/p' against
-/// a DCTCP-like W = 2/p_CL = 1/p'). Measured per-flow rate ratios L4S : Classic are 0.34 at
-/// 10 Mbps (the 1 ms step is little more than one packet there, so the native step, not the
-/// coupling, marks most L4S packets) and about 2 at 100 Mbps. DCTCP is not TCP Prague, which
-/// the RFC's balance assumes; the test requires the ratio within a factor of four either way
-/// (no class starves or dominates), not equality.
+/// a DCTCP-like W = 2/p_CL = 1/p'). Measured per-flow rate ratios L4S : Classic are about 1
+/// at 10 Mbps and about 2 at 100 Mbps, where p' swings between 0 and a few percent (see
+/// docs/validation.md, "DualPI2's rate balance"). DCTCP is not TCP Prague, which the RFC's
+/// balance assumes; the test requires the ratio within a factor of four either way (no class
+/// starves or dominates), not equality.
+/// One DCTCP flow (L4S) beside one Reno flow (Classic) at 10 Mb/s, 60 ms: the rates stay
+/// within a factor of two (RFC 9332 §2.1 expects rough equality at equal RTTs). The 1 ms step
+/// is about one packet time there; were it applied to packets with fewer than two L4S packets
+/// ahead (`min_qlen_step = 0`) it would mark an L4S packet queued behind a single other one,
+/// and DCTCP got 0.16–0.19 of Reno's rate.
+#[test]
+fn dualpi2_one_dctcp_one_reno_share_a_slow_link() {
+    let text = r#"
+name = "dualpi2: 1 DCTCP + 1 Reno"
+duration = "60s"
+warmup = "20s"
+[bottleneck]
+rate = "10Mbps"
+delay = "20ms"
+buffer = 2000
+qdisc = { kind = "dualpi2" }
+[[flows]]
+access_rate = "1Gbps"
+access_delay = "10ms"
+tcp = { variant = "sack", cc = "reno" }
+group = "classic"
+[[flows]]
+access_rate = "1Gbps"
+access_delay = "10ms"
+tcp = { variant = "sack", cc = "dctcp", ecn = true, ecn_codepoint = "ect1" }
+group = "l4s"
+"#;
+    let out = run(text);
+    assert_conserved(&out);
+    let g = &out.summary["groups"];
+    let rate = |name: &str| g[name]["goodput_mbps"].as_f64().unwrap();
+    let ratio = rate("l4s") / rate("classic");
+    println!("L4S : Classic = {ratio:.2}");
+    assert!((0.5..2.0).contains(&ratio), "L4S : Classic rate {ratio}");
+    assert!(f(&out, "utilisation") > 0.9);
+}
+
 #[test]
 fn dualpi2_keeps_l4s_delay_near_its_step_with_classic_flows_sharing() {
     for (rate, classic_cc) in [

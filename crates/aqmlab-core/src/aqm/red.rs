@@ -35,7 +35,7 @@
 //! | key | unit | default | notes |
 //! |---|---|---|---|
 //! | `min_th` | packets (bytes if `bytes`) | 5 | Floyd/Jacobson ≥ 5; paper 003 uses 5 and 10 |
-//! | `max_th` | packets (bytes if `bytes`) | 15 | ≥ 2–3·min_th recommended; paper 003: 15, 30 |
+//! | `max_th` | packets (bytes if `bytes`) | 15 | ≥ 2–3·min_th recommended; paper 003: 15, 30; `= min_th`: a step at K (DCTCP) |
 //! | `max_p` | probability | 0.1 | ns-2 `linterm_ = 10`; ns-3's default is `LInterm 50` (0.02) |
 //! | `w_q` | weight, `"auto"`, `"auto_fast"` or `{ auto_rtt = delay }` | 0.002 | ns-3's automatic modes, below |
 //! | `wait` | bool | true | ns-2 `wait_`, spacing between drops |
@@ -310,7 +310,14 @@ impl AlgorithmParams for Params {
 }
 
 /// The RED family's rule for its thresholds (every kind built on RED's average checks it
-/// here): `0 < min_th < max_th`, finite, in packets (bytes in byte mode).
+/// here): `0 < min_th ≤ max_th`, finite, in packets (bytes in byte mode).
+///
+/// `min_th == max_th` is a step at K = min_th (DCTCP's marking, ns-3's DCTCP examples): the
+/// early region `[min_th, max_th)` is empty, so nothing happens below K and every arrival at
+/// `avg ≥ K` is a forced decision (marked when `hard_drop = false` and the packet is
+/// ECN-capable, else dropped; with `gentle`, `max_p` from K rising to 1 at 2K). No formula
+/// divides by `max_th − min_th` there: `Slope` and `red_core::linear_pb` treat the empty
+/// region, and a step is well defined for every RED-based kind.
 pub(crate) fn check_thresholds(min_th: f64, max_th: f64) -> Result<(), ScenarioError> {
     check(
         min_th.is_finite() && min_th > 0.0,
@@ -319,10 +326,10 @@ pub(crate) fn check_thresholds(min_th: f64, max_th: f64) -> Result<(), ScenarioE
         "a positive number (packets, or bytes when bytes = true)",
     )?;
     check(
-        max_th.is_finite() && max_th > min_th,
+        max_th.is_finite() && max_th >= min_th,
         "max_th",
         max_th,
-        &format!("a number greater than min_th = {min_th}"),
+        &format!("a number at least min_th = {min_th} (equal: a step at min_th)"),
     )
 }
 
@@ -1019,6 +1026,47 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn equal_thresholds_are_a_step_at_k() {
+        // DCTCP's marking (min_th = max_th = K, w_q = 1, no hard drop): every ECN-capable
+        // arrival that finds ≥ K queued is marked, none below; one not ECN-capable is dropped.
+        let p = Params {
+            min_th: 20.0,
+            max_th: 20.0,
+            w_q: QueueWeight::Fixed(1.0),
+            max_p: 1.0,
+            hard_drop: false,
+            ecn: true,
+            ..Params::default()
+        };
+        assert!(p.validate().is_ok());
+        let mut q = p.build(&ctx(BufferLimit::Packets(100)));
+        // No uniform may be drawn: a step has no early region.
+        let mut rng = SimRng::scripted(vec![]);
+        for i in 0..30u64 {
+            let got = q.enqueue(SimTime::ZERO, pkt(i, 1000, true), &mut rng);
+            let want = if i < 20 {
+                Outcome::Enqueued
+            } else {
+                Outcome::Marked(Reason::Forced)
+            };
+            assert_eq!(got, want, "arrival finding {i} queued");
+        }
+        assert_eq!(
+            q.enqueue(SimTime::ZERO, pkt(30, 1000, false), &mut rng),
+            Outcome::Dropped(Reason::Forced)
+        );
+        // Draining below K stops the marks at once (w_q = 1: avg is the queue).
+        for _ in 0..12 {
+            q.dequeue(SimTime(1), &mut rng, &mut |_, _| panic!());
+        }
+        assert_eq!(
+            q.enqueue(SimTime(2), pkt(31, 1000, true), &mut rng),
+            Outcome::Enqueued
+        );
+        assert!(q.stats().conserved(q.len_pkts()));
+    }
+
+    #[test]
     fn idle_time_decays_average() {
         let p = Params::default();
         let mut red = p.core(&ctx(BufferLimit::Packets(100)), Curve::Linear, Adapt::None);
@@ -1051,6 +1099,14 @@ pub(crate) mod tests {
             parse("kind='red'\nmin_th=20\nmax_th=10").unwrap_err().path,
             "max_th"
         );
+        let below = parse("kind='red'\nmin_th=20\nmax_th=19.5").unwrap_err();
+        assert_eq!((below.path.as_str(), below.value.as_str()), ("max_th", "19.5"));
+        assert!(below.allowed.contains("at least min_th = 20"), "{below}");
+        // Equal thresholds are a step (DCTCP's K), accepted by every RED-based kind.
+        for kind in ["red", "nlred", "chablis", "sfred", "fred", "choke"] {
+            let step = format!("kind='{kind}'\nmin_th=20\nmax_th=20");
+            assert!(parse(&step).is_ok(), "{kind}");
+        }
         assert_eq!(parse("kind='red'\nmin_th=0").unwrap_err().path, "min_th");
         assert_eq!(parse("kind='red'\nmax_p=0").unwrap_err().path, "max_p");
         assert_eq!(parse("kind='red'\nmax_p=1.5").unwrap_err().path, "max_p");
