@@ -41,9 +41,16 @@ def ms(m_all):
 def test_registered_and_points_are_the_papers_grid():
     assert REPRODUCTIONS["green_tcp_000"].paper_file == "000_18b337451fd23142.txt"
     full = g.points(quick=False)
-    # Reno: experiment 1, 7 N x (5 algorithms + GREEN without alpha) x 5 seeds; 2 and 3,
-    # 3 N x 7 x 5 seeds. SACK (a sensitivity section): experiment 1, 3 N x 5, one seed.
-    assert len(full) == 7 * 6 * 5 + 2 * 3 * 7 * 5 + 3 * 5
+    # Reno: experiment 1, 7 N x 5 algorithms x 5 seeds, GREEN without alpha (no claim reads
+    # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. SACK (a sensitivity
+    # section): experiment 1, 3 N x 5, one seed.
+    assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + 3 * 5
+    no_alpha_1 = {
+        p.labels["n"]
+        for p in full
+        if p.labels["experiment"] == 1 and p.labels["algorithm"] == "green_embedded_no_alpha"
+    }
+    assert no_alpha_1 == set(g.N_23)
     tcps = {(p.labels["tcp"], p.scenario["flows"][0]["tcp"]["variant"]) for p in full}
     assert tcps == {("reno", "reno"), ("sack", "sack")}
     assert {p.labels["experiment"] for p in full if p.labels["tcp"] == "sack"} == {1}

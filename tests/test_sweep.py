@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -306,3 +307,17 @@ def test_cache_key_follows_the_model_identity(monkeypatch: pytest.MonkeyPatch):
     assert sweep.point_hash(text) == key
     monkeypatch.setattr(_core, "scenario_model_id", lambda _text: "0" * 16)
     assert sweep.point_hash(text) != key
+
+
+def test_run_times_logged_for_executed_runs_only(tmp_path: Path, monkeypatch):
+    log = tmp_path / "times.jsonl"
+    monkeypatch.setenv(sweep.RUN_TIMES_ENV, str(log))
+    pts = sweep.grid(BASE, {"bottleneck.buffer": [10, 40]})
+    df = sweep.run_points(pts, tmp_path / "out", workers=1, progress=False)
+    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    assert sorted(r["run_dir"] for r in rows) == sorted(df["run_dir"])
+    assert all(r["cpu_s"] > 0 and r["wall_s"] > 0 for r in rows)
+    sweep.run_points(pts, tmp_path / "out", workers=1, progress=False)  # cached: no new lines
+    assert len(log.read_text().splitlines()) == 2
+    # The run directories hold nothing more than without the log.
+    assert sweep.is_complete(Path(df["run_dir"][0]))

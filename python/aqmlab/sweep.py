@@ -313,11 +313,36 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     cached = cached_summary(out)
     if cached is not None:  # another worker (or an earlier sweep) got there first
         return (out / "summary.json").read_text(encoding="utf-8")
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     # Interruptible: a signal to this worker stops the simulation's CPU work at once.
     raw = api.run_core(resolved_toml)
     res = Results.from_core(raw, name=out.name)  # raises InvariantError naming the run
     res.write(out, plots=False, force=True)
+    _log_run_time(out, time.process_time() - cpu0, time.perf_counter() - wall0)
     return res.summary_json
+
+
+#: Environment variable naming a file to which every run a sweep executes (not one taken from
+#: the cache) appends one JSON line: ``run_dir``, ``cpu_s`` (the worker's CPU for the run,
+#: writing its directory included) and ``wall_s``. Where a reproduction's CPU goes, per
+#: figure: ``bench/reproduce_cost.py``. The file lies outside the run directories, which stay
+#: byte-identical between runs.
+RUN_TIMES_ENV = "AQMLAB_RUN_TIMES"
+
+
+def _log_run_time(run_dir: Path, cpu_s: float, wall_s: float) -> None:
+    path = os.environ.get(RUN_TIMES_ENV)
+    if not path:
+        return
+    line = json.dumps(
+        {"run_dir": str(run_dir), "cpu_s": round(cpu_s, 4), "wall_s": round(wall_s, 4)}
+    )
+    try:
+        # One short write in append mode: lines of concurrent workers do not interleave.
+        with Path(path).open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+    except OSError as e:  # the run itself is complete; only its timing is not recorded
+        print(f"aqmlab: {RUN_TIMES_ENV}={path}: cannot append ({e.strerror})", file=sys.stderr)
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -17,7 +17,8 @@ Readings where the paper leaves something open (also written into the report):
   first 2 s (the paper gives no times).
 - The claims are checked on the paper's Reno senders only. Experiment 1 also runs with SACK
   senders (RFC 6675) as a sensitivity section, never counted as claims.
-- Seeds: five per point in every experiment (N = 100, 250, 400 in experiments 2 and 3);
+- Seeds: five per point in every experiment (N = 100, 250, 400 in experiments 2 and 3;
+  experiment 1's GREEN-Embedded without alpha(t), which no claim reads, only at those three N);
   quick mode: 15 s runs measured after 5 s, N = 100, 250, 400 (experiments 2 and 3: 100,
   400), two seeds.
 - Measurement: over the whole 180 s (the paper computes everything "at the end of the
@@ -172,12 +173,23 @@ def point(
 # ---- runs -----------------------------------------------------------------------------------
 
 
+def _reads(experiment: int, algorithm: str, n: int, quick: bool) -> bool:
+    """Whether a claim or a sentence of the report reads this point. Every point of
+    experiments 2 and 3 and every main algorithm of experiment 1 is read by a claim; experiment
+    1's GREEN-Embedded without alpha(t) only by the alpha(t) section's table and sentence
+    (smallest N), so it runs at :data:`N_23` like the SACK section, not at every N."""
+    if experiment == 1 and algorithm in NO_ALPHA and not quick:
+        return n in N_23
+    return True
+
+
 def points(quick: bool) -> list[Point]:
     paper = [
         point(e, a, n, quick=quick, seed=s)
         for e in (1, 2, 3)
         for n in _n_values(e, quick)
         for a in _algorithms(e)
+        if _reads(e, a, n, quick)
         for s in (SEEDS_QUICK if quick else SEEDS[e])
     ]
     sack = [point(1, a, n, quick=quick, tcp=SACK_TCP) for n in N_23 for a in MAIN]
