@@ -223,6 +223,26 @@ def test_a_run_and_its_files_need_neither_pandas_nor_eager_pyarrow(tiny_path: Pa
     assert back.num_rows > 0 and back.schema.field("group").type == "string"
 
 
+def test_cli_run_json_alone_writes_nothing_and_loads_no_pyarrow(tiny_path: Path, tmp_path):
+    # `aqmlab run --json` without --out prints the summary and writes no table: it must not pay
+    # for pyarrow (~0.06 s of CPU); its invariants are still checked.
+    code = (
+        "import contextlib, io, json, sys, aqmlab.cli\n"
+        "buf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf):\n"
+        f"    rc = aqmlab.cli.main(['run', {str(tiny_path)!r}, '--json'])\n"
+        "assert rc == 0, rc\n"
+        "assert 'pyarrow' not in sys.modules, 'pyarrow imported by run --json'\n"
+        "print(json.dumps(json.loads(buf.getvalue())))\n"
+    )
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == aqmlab.run(tiny_path).summary
+    assert not list(cwd.iterdir())
+
+
 def test_cli_run_json_no_plots_loads_no_plotting_analysis_or_crosscheck(tiny_path: Path, tmp_path):
     # What `aqmlab run --json --no-plots --out DIR` must not pay for at start or end: pandas,
     # matplotlib, scipy and the ns-2 cross-check package (which imports its translator and

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import aqmlab
@@ -256,6 +257,24 @@ def test_link_conservation_is_checked():
     links["drops"][0] += 1
     with pytest.raises(InvariantError, match="conservation"):
         check_links(links, "r")
+
+
+def test_link_conservation_on_numpy_columns_names_the_same_link():
+    # The core's tables are numpy columns, checked whole; a break is named as the row loop does.
+    cols = aqmlab.run(TINY).links.to_pydict()
+    links = {k: v if k == "role" else np.asarray(v) for k, v in cols.items()}
+    check_links(links, "r")
+    for key, delta in (
+        ("drops", 1),
+        ("tx_packets", 10**6),
+        ("enqueued", -(10**6)),
+        ("backlog", -(10**6)),
+    ):
+        broken = {k: v.copy() if k != "role" else v for k, v in links.items()}
+        broken[key][-1] += delta
+        with pytest.raises(InvariantError) as e:
+            check_links(broken, "r")
+        assert e.value.path.startswith(f"links.{cols['role'][-1]}")
 
 
 def test_fresh_runs_pass_the_invariants_with_utilisation_at_most_one():

@@ -336,17 +336,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if write:
         output.check_destination(out, force=args.force)
     text, name = api.prepare(args.scenario, set=args.overrides, seed=args.seed)
-    from aqmlab.results import Results
+    from aqmlab.results import Results, checked_summary
 
     progress = _Progress(text)
     try:
         raw = api.run_core(text, on_progress=progress)
     finally:
         progress.close()
+    if not write:  # --json alone: the checked summary, no tables (pyarrow is not imported)
+        _warn_black_hole(checked_summary(raw, name=name))
+        sys.stdout.write(raw["summary_json"].rstrip("\n") + "\n")
+        return 0
     res = Results.from_core(raw, name=name)
     _warn_black_hole(res.summary)
-    if write:
-        res.write(out, plots=not args.no_plots, force=args.force)
+    res.write(out, plots=not args.no_plots, force=args.force)
     if args.json:
         sys.stdout.write(res.summary_json.rstrip("\n") + "\n")
         return 0

@@ -68,6 +68,18 @@ def _column(values: Any) -> pa.Array:
     return pa.array(values)  # anything else: pyarrow's own conversion
 
 
+def checked_summary(raw: Mapping[str, Any], *, name: str) -> dict[str, Any]:
+    """The parsed summary of the core's output ``raw``, after checking its invariants
+    (:mod:`aqmlab.invariants`: raises :class:`~aqmlab.invariants.InvariantError` naming the
+    run). Builds no table, so a caller that writes none never imports pyarrow."""
+    from aqmlab import invariants
+
+    summary: dict[str, Any] = json.loads(raw["summary_json"])
+    invariants.check_summary(summary, name)
+    invariants.check_links(raw["tables"].get("links", {}), name)
+    return summary
+
+
 @dataclass
 class Results:
     """One run's results. ``flows``/``queue``/``groups``/``links``/``transfers`` are
@@ -88,20 +100,16 @@ class Results:
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], *, name: str) -> Results:
-        """Wraps the core's output, after checking its invariants (:mod:`aqmlab.invariants`:
-        raises :class:`~aqmlab.invariants.InvariantError` naming the run)."""
-        from aqmlab import invariants
-
+        """Wraps the core's output, after checking its invariants (:func:`checked_summary`)."""
+        summary = checked_summary(raw, name=name)
         tables = raw["tables"]
-        res = cls(
+        return cls(
             name=name,
             summary_json=raw["summary_json"],
             scenario_toml=raw["scenario_toml"],
             **{t: _to_arrow(tables.get(t, {})) for t in TABLES},
+            _summary=summary,
         )
-        invariants.check_summary(res.summary, name)
-        invariants.check_links(tables.get("links", {}), name)
-        return res
 
     def __repr__(self) -> str:
         """One line: the run's name, headline numbers and table sizes (the tables themselves
