@@ -118,7 +118,9 @@ def _links_hold(links: Mapping[str, Any]) -> bool:
     found = [links.get(k) for k in (*_LINK_COUNTS, "lost_on_wire")]
     if found[-1] is None:
         found[-1] = np.zeros(len(links.get("arrivals", [])), dtype=np.int64)
-    cols = [c for c in found if isinstance(c, np.ndarray) and c.ndim == 1 and c.dtype.kind in "iu"]
+    cols: list[np.ndarray[Any, Any]] = [
+        c for c in found if isinstance(c, np.ndarray) and c.ndim == 1 and c.dtype.kind in "iu"
+    ]
     if len(cols) != len(found):
         return False
     arrivals, enqueued, dequeued, drops, backlog, tx, lost = cols
