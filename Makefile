@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3
+.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3 reproduce-full
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -91,6 +91,13 @@ wheel: $(VENV)/.deps ## build a portable (manylinux2014), stripped wheel into di
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/maturin build --profile wheel \
 		--compatibility manylinux2014 --zig --out dist
 	@ls -l dist/*.whl
+
+REPRODUCE_OUT ?= results/reproduce
+reproduce-full: setup ## every paper at full length (about half an hour of CPU), then CPU per section and the claims beside their earlier state
+	AQMLAB_RUN_TIMES=$(REPRODUCE_OUT)-run-times.jsonl nice -n 10 $(VENV)/bin/aqmlab reproduce all --out $(REPRODUCE_OUT) --workers 2
+	$(PY) bench/reproduce_cost.py $(REPRODUCE_OUT) $(REPRODUCE_OUT)-run-times.jsonl > $(REPRODUCE_OUT)-cost.md
+	$(PY) tools/claims_history.py docs/claims-history/before.json $(REPRODUCE_OUT) > $(REPRODUCE_OUT)-claims-history.md
+	@echo "$(REPRODUCE_OUT)/index.html, $(REPRODUCE_OUT)-cost.md, $(REPRODUCE_OUT)-claims-history.md"
 
 fuzz: dev ## long fuzz campaign: >= 10,000 scenario cases, >= 10^6 replay events per algorithm
 	$(PY) tests/fuzz/campaign.py --scenarios 10000 --run-every 25 --replay-events 1000000

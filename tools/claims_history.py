@@ -95,8 +95,25 @@ def reason(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
         )
     old = earlier_test(after)
     if old == bv:
-        return f"test: the earlier 2-SE rule on these runs gives {old}"
-    return f"runs: the numbers moved (the earlier 2-SE rule on these runs gives {old})"
+        return f"test: the earlier 2-SE rule on these runs gives {old}{_moved_case(before, after)}"
+    return (
+        f"runs: the numbers moved (the earlier 2-SE rule on these runs gives {old})"
+        f"{_moved_case(before, after)}"
+    )
+
+
+def _moved_case(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The first case (by label) whose verdict differs, with margin ± noise before and after."""
+    old = {c["label"]: c for c in before.get("cases", [])}
+    for c in after["cases"]:
+        b = old.get(c["label"])
+        if b is not None and b["verdict"] != c["verdict"]:
+            return (
+                f"; case '{c['label']}': margin {b['margin']:.4g} ± {b['noise']:.3g} "
+                f"({b['seeds']} seeds, {b['verdict']}) -> {c['margin']:.4g} ± {c['noise']:.3g} "
+                f"({c['seeds']} seeds, {c['verdict']})"
+            )
+    return ""
 
 
 def cell(text: str, limit: int = 400) -> str:
@@ -159,7 +176,7 @@ def render(before_doc: dict[str, Any], after_dir: Path, after_label: str) -> str
             r = reason(old, c) if bclaims else ""
             rows.append(
                 f"| {i} | `{c['id']}` | {c['where']} | {bv} | **{c['verdict']}** | "
-                f"{cell(r, 200)} | {cell(why)} |"
+                f"{cell(r, 320)} | {cell(why)} |"
             )
         mv = str(moved) if bclaims else "not recorded"
         lines.append(
