@@ -50,9 +50,6 @@ pub(super) struct SackBehaviour {
     /// A new ACK outside recovery and a timeout clear the scoreboard (ns-2 `ClearScoreBoard`),
     /// so go-back-N resends SACKed segments, instead of keeping it (RFC 6675 §5.1).
     pub scoreboard_cleared: bool,
-    /// The timer is re-armed by the first partial ACK of a recovery only (ns-2
-    /// `firstpartial_`), instead of by every one (RFC 6298 rule 5.3).
-    pub first_partial_ack_rearms_only: bool,
     /// Leaving recovery forgets `recover` (ns-2 `recover_ = 0`).
     pub forget_recover_on_exit: bool,
 }
@@ -74,7 +71,6 @@ impl Behaviour {
                 lost_after_one_sacked: ns2,
                 early_entry: !ns2,
                 scoreboard_cleared: ns2,
-                first_partial_ack_rearms_only: ns2,
                 forget_recover_on_exit: ns2,
             },
         }

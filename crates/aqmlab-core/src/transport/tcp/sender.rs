@@ -1230,9 +1230,10 @@ mod tests {
     }
 
     #[test]
-    fn ns2_sack_rearms_the_timer_on_the_first_partial_ack_only() {
+    fn sack_rearms_the_timer_on_every_partial_ack() {
         // Four holes in one window: each retransmission brings a partial ACK. RFC 6675 (RFC 6298
-        // rule 5.3) restarts the timer on every one; ns-2's Sack1 on the first only.
+        // rule 5.3) restarts the timer on every one, and so does ns-2's Sack1 with its default
+        // `partial_ack_ = 0`.
         let deadlines = |model: TcpModel| {
             let cfg = TcpConfig {
                 variant: Variant::Sack,
@@ -1260,7 +1261,7 @@ mod tests {
         let ns2 = deadlines(TcpModel::Ns2);
         let rfc = deadlines(TcpModel::Rfc);
         assert!(ns2.len() >= 3 && rfc.len() >= 3, "{ns2:?} {rfc:?}");
-        assert!(ns2.windows(2).all(|p| p[0] == p[1]), "{ns2:?}");
+        assert!(ns2.windows(2).all(|p| p[0] < p[1]), "{ns2:?}");
         assert!(rfc.windows(2).all(|p| p[0] < p[1]), "{rfc:?}");
     }
 

@@ -16,12 +16,15 @@
 //!   go-back-N resending skips SACKed segments; `HighRxt` is reset.
 //! - With `tcp.model = "ns2"` the rest of ns-2 `Sack1` as well (`tcp-sack1.cc`): recovery starts
 //!   on the `dupack_threshold`-th duplicate ACK only (no early entry on `IsLost(snd_una)`); a new
-//!   ACK outside recovery clears the scoreboard (the duplicate ACKs that follow rebuild it); the
-//!   timer is re-armed by the first partial ACK of a recovery only (`firstpartial_`, cleared by
-//!   the next new ACK outside recovery), so a recovery that stalls times out one RTO after its
-//!   first partial ACK; a timeout clears the scoreboard, so go-back-N resends SACKed segments
-//!   too; and leaving recovery forgets `recover` (`recover_ = 0`), so the next duplicate ACKs or
-//!   ECN-Echo are a new congestion signal whatever they acknowledge.
+//!   ACK outside recovery clears the scoreboard (the duplicate ACKs that follow rebuild it); a
+//!   timeout clears the scoreboard, so go-back-N resends SACKed segments too; and leaving
+//!   recovery forgets `recover` (`recover_ = 0`), so the next duplicate ACKs or ECN-Echo are a
+//!   new congestion signal whatever they acknowledge.
+//! - Under both models every partial ACK restarts the timer (RFC 6298 rule 5.3). ns-2's Sack1
+//!   does too with its default `partial_ack_ = 0` (`newtimer` on each partial ACK); its
+//!   `firstpartial_` rule belongs to `partial_ack_ = 1`. Traced on one 460 ms flow whose slow
+//!   start overflows its access link (1,578 holes): ns-2 repairs them over six seconds of one
+//!   recovery without a timeout.
 
 use std::collections::VecDeque;
 
@@ -36,9 +39,6 @@ pub struct Sack {
     board: Scoreboard,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
     high_rxt: u64,
-    /// ns-2 `firstpartial_`: a partial ACK has re-armed the timer since the last new ACK
-    /// outside recovery (`tcp.model = "ns2"` only).
-    first_partial_seen: bool,
 }
 
 /// Which segments from `snd_una` on the receiver has SACKed.
@@ -189,10 +189,9 @@ impl Recovery for Sack {
 
     fn on_cumulative_ack(&mut self, conn: &Conn, n: u64) {
         if conn.behave.sack.scoreboard_cleared && !conn.in_recovery {
-            // ns-2 Sack1: a new ACK outside fast recovery clears the scoreboard and
-            // `firstpartial_` (it does not record this ACK's blocks).
+            // ns-2 Sack1: a new ACK outside fast recovery clears the scoreboard (it does not
+            // record this ACK's blocks).
             self.board.clear();
-            self.first_partial_seen = false;
         } else {
             self.board.pop(n);
         }
@@ -230,8 +229,8 @@ impl Recovery for Sack {
         self.send(conn, now, emit);
     }
 
-    /// RFC 6675 §5 step (C): restart the timer (RFC 6298 rule 5.3; ns-2: on the first partial
-    /// ACK only) and send what the pipe allows.
+    /// RFC 6675 §5 step (C): restart the timer (RFC 6298 rule 5.3; ns-2 Sack1 with
+    /// `partial_ack_ = 0`) and send what the pipe allows.
     fn on_partial_ack<F: FnMut(Packet) + ?Sized>(
         &mut self,
         conn: &mut Conn,
@@ -240,10 +239,7 @@ impl Recovery for Sack {
         emit: &mut F,
     ) -> bool {
         conn.stats.partial_acks += 1;
-        if !conn.behave.sack.first_partial_ack_rearms_only || !self.first_partial_seen {
-            self.first_partial_seen = true;
-            conn.arm_timer(now);
-        }
+        conn.arm_timer(now);
         self.send(conn, now, emit);
         true
     }
