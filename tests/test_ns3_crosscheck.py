@@ -238,3 +238,20 @@ def test_end_to_end_seeds_are_deterministic_and_agree_roughly(tmp_path):
         assert (out / name).is_file(), name
     md = (out / "crosscheck.md").read_text(encoding="utf-8")
     assert "| metric | aqmlab | ns-3 | aqmlab / ns-3 | verdict |" in md
+
+
+@NS3
+def test_fast_retransmit_restarts_the_timer_so_droptail_losses_need_no_timeout():
+    # Ten equal-RTT NewReno flows filling a 100-packet DropTail queue: the duplicate ACKs of a
+    # loss arrive most of an RTT after the last new ACK. Unless the fast retransmission restarts
+    # the retransmission timer (ns-2, Linux and aqmlab do; ns-3.44's TcpSocketBase does not),
+    # the timer expires before the retransmission is acknowledged and go-back-N resends what
+    # the receiver holds. Seed 1, 15 s measured: without the restart ns-3 timed out 113 times,
+    # resent 6,138 packets for 1,601 drops and lost 8.5 % (aqmlab 0.66 %); with it 15 timeouts
+    # (the start-up's), 478 for 275 and 1.4 %.
+    sets = ["duration=20s", "warmup=5s"]
+    run = run_seed(ROOT / "bench/scenarios/dumbbell_10mbps_10flows.toml", 1, set=sets)
+    ns3, aq = run.other.values, run.aqmlab.values
+    assert ns3["timeouts"] <= 40, ns3
+    assert ns3["retransmits"] <= 2.5 * ns3["drops_bottleneck"], ns3
+    assert ns3["loss_rate"] < 3 * aq["loss_rate"], (ns3, aq)

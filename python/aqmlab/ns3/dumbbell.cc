@@ -8,8 +8,17 @@
 // has a 1-packet device queue under the queue disc the run file names, with the attributes it
 // gives (ns-3's way of putting an AQM in front of a NetDevice), so the backlog sits in the queue
 // disc. Static routes: each router has its connected /30s and one aggregate route across the
-// bottleneck; hosts use a default route. Each flow is a BulkSendApplication -> PacketSink TCP
-// connection; `Config::SetDefault` lines of the run file set ns-3's TCP.
+// bottleneck; hosts use a default route. Each flow is a bulk TCP sender (the socket below, fed
+// as BulkSendApplication does) -> PacketSink connection; `Config::SetDefault` lines of the run
+// file set ns-3's TCP.
+//
+// The senders' sockets are ns-3's TcpSocketBase with one change: a retransmission of the first
+// unacknowledged segment in fast recovery restarts the retransmission timer, as ns-2's agents,
+// Linux (tcp_xmit_retransmit_queue) and aqmlab's sender do. ns-3.44 starts the timer on a
+// retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
+// the last new ACK; with a full DropTail queue the duplicate ACKs arrive most of an RTT after
+// that ACK, and the timer (RTO close to the RTT) expires before the fast retransmission can be
+// acknowledged: a spurious timeout, then go-back-N resends segments the receiver holds.
 //
 // Run file (one directive per line, '#' starts a comment, durations in integer ns, rates in bit/s):
 //   seed N                      RngSeedManager run number
@@ -26,8 +35,8 @@
 // left the bottleneck (on the wire), queue disc arrivals (enqueued + dropped before enqueue),
 // drops (before enqueue and after dequeue), ECN marks, the queue disc's length sampled every
 // SAMPLE (mean, std), the summed sojourn time of packets leaving it; per flow: payload bytes
-// its sink received, segments its sender retransmitted and retransmission timeouts (entries
-// into CA_LOSS). Whole run: drops at the access devices, events executed.
+// its sink received, segments its sender retransmitted, retransmission timeouts (entries into
+// CA_LOSS) and its packets dropped at the bottleneck. Whole run: drops at the access devices, events executed.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -35,6 +44,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +56,79 @@ using namespace ns3;
 
 namespace
 {
+
+/// TcpSocketBase whose fast retransmission restarts the retransmission timer (see the top).
+class RearmingTcpSocket : public TcpSocketBase
+{
+  protected:
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
+    {
+        const bool head = m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+                          seq == m_txBuffer->HeadSequence();
+        uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (head && sent > 0)
+        {
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto.Get(), &RearmingTcpSocket::ReTxTimeout, this);
+        }
+        return sent;
+    }
+};
+
+/// A sender socket on `node`, built as TcpL4Protocol::CreateSocket builds its sockets (the
+/// protocol's congestion control, recovery and RTT estimator types; attribute defaults).
+Ptr<TcpSocketBase>
+MakeSender(Ptr<Node> node)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    TypeIdValue cc;
+    TypeIdValue recovery;
+    TypeIdValue rtt;
+    tcp->GetAttribute("SocketType", cc);
+    tcp->GetAttribute("RecoveryType", recovery);
+    tcp->GetAttribute("RttEstimatorType", rtt);
+    Ptr<RearmingTcpSocket> s = CreateObject<RearmingTcpSocket>();
+    ObjectFactory f;
+    f.SetTypeId(rtt.Get());
+    s->SetRtt(f.Create<RttEstimator>());
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    f.SetTypeId(cc.Get());
+    s->SetCongestionControlAlgorithm(f.Create<TcpCongestionOps>());
+    f.SetTypeId(recovery.Get());
+    s->SetRecoveryAlgorithm(f.Create<TcpRecoveryOps>());
+    tcp->AddSocket(s);
+    return s;
+}
+
+/// Keeps the send buffer full, in large writes: the default 512-byte ones fill the buffer with
+/// small packets that every segment is then assembled from, which costs ns-3 most of its time
+/// at 155 Mbps.
+void
+Fill(Ptr<Socket> s, uint32_t)
+{
+    while (s->GetTxAvailable() > 0)
+    {
+        if (s->Send(Create<Packet>(std::min<uint32_t>(s->GetTxAvailable(), 1 << 16))) < 0)
+        {
+            break;
+        }
+    }
+}
+
+void
+Connected(Ptr<Socket> s)
+{
+    Fill(s, 0);
+}
+
+void
+Open(Ptr<Socket> s, Address to)
+{
+    s->SetConnectCallback(MakeCallback(&Connected), MakeNullCallback<void, Ptr<Socket>>());
+    s->SetSendCallback(MakeCallback(&Fill));
+    NS_ABORT_MSG_UNLESS(s->Connect(to) == 0, "a sender could not connect");
+}
 
 struct FlowSpec
 {
@@ -141,11 +224,12 @@ Read(const std::string& path)
 
 struct PerFlow
 {
-    Ptr<BulkSendApplication> app;
+    Ptr<TcpSocketBase> sender;
     Ptr<PacketSink> sink;
     uint64_t rxAtWarmup = 0;
     uint64_t retransmits = 0;
     uint64_t timeouts = 0;
+    uint64_t drops = 0;
 };
 
 struct Counters
@@ -165,6 +249,7 @@ struct Counters
     Time stop;
     Time sample;
     Ptr<QueueDisc> qdisc;
+    uint32_t srcNet = 0;
     std::vector<PerFlow> flows;
 };
 
@@ -191,20 +276,41 @@ OnEnqueue(Ptr<const QueueDiscItem>)
     g.enqueued += Measuring();
 }
 
+/// Counts a bottleneck drop against the flow whose source host sent the packet.
 void
-OnDropBeforeEnqueue(Ptr<const QueueDiscItem>, const char*)
+CountFlowDrop(Ptr<const QueueDiscItem> item)
+{
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip)
+    {
+        return;
+    }
+    uint32_t k = (ip->GetHeader().GetSource().Get() - g.srcNet) >> 2;
+    if (k < g.flows.size())
+    {
+        g.flows[k].drops++;
+    }
+}
+
+void
+OnDropBeforeEnqueue(Ptr<const QueueDiscItem> item, const char*)
 {
     if (Measuring())
     {
         g.droppedBeforeEnqueue++;
         g.drops++;
+        CountFlowDrop(item);
     }
 }
 
 void
-OnDropAfterDequeue(Ptr<const QueueDiscItem>, const char*)
+OnDropAfterDequeue(Ptr<const QueueDiscItem> item, const char*)
 {
-    g.drops += Measuring();
+    if (Measuring())
+    {
+        g.drops++;
+        CountFlowDrop(item);
+    }
 }
 
 void
@@ -249,12 +355,10 @@ OnCongState(size_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSta
     }
 }
 
-// The application creates its socket when it starts: hook the sender's traces just after.
 void
 HookSender(size_t i)
 {
-    Ptr<Socket> s = g.flows[i].app->GetSocket();
-    NS_ABORT_MSG_UNLESS(s, "flow " << i << " has no socket after its start");
+    Ptr<Socket> s = g.flows[i].sender;
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetransmission, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
 }
@@ -336,6 +440,7 @@ main(int argc, char* argv[])
     core.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
 
     const uint32_t srcNet = Ipv4Address("10.1.0.0").Get();
+    g.srcNet = srcNet;
     const uint32_t dstNet = Ipv4Address("10.2.0.0").Get();
     TrafficControlHelper none;
     std::vector<Ipv4Address> dstAddr(n);
@@ -402,21 +507,17 @@ main(int argc, char* argv[])
     g.flows.resize(n);
     for (uint32_t i = 0; i < n; i++)
     {
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr[i], port));
-        bulk.SetAttribute("MaxBytes", UintegerValue(0));
-        // Large writes: the default 512-byte ones fill the send buffer with small packets that
-        // every segment is then assembled from, which costs ns-3 most of its time at 155 Mbps.
-        bulk.SetAttribute("SendSize", UintegerValue(1 << 16));
-        ApplicationContainer app = bulk.Install(src.Get(i));
-        Time start = NanoSeconds(s.flows[i].startNs);
-        app.Start(start);
+        g.flows[i].sender = MakeSender(src.Get(i));
+        HookSender(i);
+        Simulator::Schedule(NanoSeconds(s.flows[i].startNs),
+                            &Open,
+                            Ptr<Socket>(g.flows[i].sender),
+                            Address(InetSocketAddress(dstAddr[i], port)));
         PacketSinkHelper ps("ns3::TcpSocketFactory",
                             InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer sinkApp = ps.Install(dst.Get(i));
         sinkApp.Start(Seconds(0));
-        g.flows[i].app = DynamicCast<BulkSendApplication>(app.Get(0));
         g.flows[i].sink = DynamicCast<PacketSink>(sinkApp.Get(0));
-        Simulator::Schedule(start + NanoSeconds(1), &HookSender, size_t(i));
     }
     Simulator::Schedule(g.warmup, &AtWarmup);
     Simulator::Stop(g.stop);
@@ -444,11 +545,12 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < n; i++)
     {
         const PerFlow& f = g.flows[i];
-        std::printf("%s[%llu, %llu, %llu]",
+        std::printf("%s[%llu, %llu, %llu, %llu]",
                     i ? ", " : "",
                     (unsigned long long)(f.sink->GetTotalRx() - f.rxAtWarmup),
                     (unsigned long long)f.retransmits,
-                    (unsigned long long)f.timeouts);
+                    (unsigned long long)f.timeouts,
+                    (unsigned long long)f.drops);
     }
     std::printf("]}\n");
     Simulator::Destroy();
