@@ -22,12 +22,14 @@ fn run_wide_only(h: &mut DelayHistogram, now: SimTime, pkt: &Packet) {
 /// bottleneck packets.
 fn one(s: &Scenario, hook: Option<fn(&mut DelayHistogram, SimTime, &Packet)>) -> (f64, u64) {
     let c0 = cpu_seconds();
-    let (mut world, net) = build::world(s, EngineOptions::default());
+    let (world, net) = build::world(s, EngineOptions::default());
+    let mut recorder = Recorder::new(s, net);
     if let Some(h) = hook {
-        let b = world.bottleneck as usize;
-        world.links[b].on_depart = Some(h);
+        if let Some((_, record)) = &mut recorder.measured_probe(&world).sojourns {
+            *record = h;
+        }
     }
-    let out = Simulator::new(world, Recorder::new(s, net)).finish();
+    let out = Simulator::new(world, recorder).finish();
     (cpu_seconds() - c0, bottleneck_packets(&out))
 }
 

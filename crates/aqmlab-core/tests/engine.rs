@@ -6,6 +6,7 @@ mod common;
 use aqmlab_core::engine::{self, Observer, TimerId, World};
 use aqmlab_core::metrics::summary::{lookup, Scope};
 use aqmlab_core::metrics::METRICS;
+use aqmlab_core::net::topology::LinkId;
 use aqmlab_core::scenario::build::{self, EngineOptions};
 use aqmlab_core::scenario::run::{run, Simulator};
 use aqmlab_core::scenario::Scenario;
@@ -62,6 +63,12 @@ struct EverySecond {
 }
 
 impl Observer for EverySecond {
+    type Hook = ();
+
+    fn link_hook(&mut self, _link: LinkId) -> Option<&mut ()> {
+        None
+    }
+
     fn start(&mut self, _world: &World) -> Vec<(SimTime, TimerId)> {
         vec![(SimTime::ZERO, 7)]
     }

@@ -10,7 +10,7 @@
 //! pending event per owner), so a run is a pure function of the scenario.
 
 use crate::engine::queue::EventQueue;
-use crate::net::link::{Link, Next};
+use crate::net::link::{Link, LinkHook, Next};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::pipe::{NodeRef, PipeSlab};
 use crate::net::topology::LinkId;
@@ -20,16 +20,24 @@ use crate::traffic::{Sink, Source, Transfer};
 /// An observer's own name for one of its timers.
 pub type TimerId = u32;
 
-/// Measurement hooks. Called at the observer's own timers and when a web transfer completes,
-/// never per packet.
+/// Measurement hooks. Called at the observer's own timers and when a web transfer completes;
+/// per packet only through the hooks of the links it measures (`link_hook`).
 pub trait Observer {
+    /// What a measured link reports to (`LinkHook`).
+    type Hook: LinkHook;
+
+    /// The hook of link `link`, if the observer measures it. Asked at every packet a link
+    /// moves: keep it cheap.
+    fn link_hook(&mut self, link: LinkId) -> Option<&mut Self::Hook>;
+
     /// Called once, after the network is built and the flows' activity events are scheduled:
     /// the observer's first timers, scheduled in this order (ties with other events at the same
     /// instant keep that order).
     fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)>;
 
     /// A timer fired at `world.now`. Returns when it should fire next, if ever. The world is
-    /// mutable for measurement state that lives on links (the bottleneck's delay histogram).
+    /// mutable so that the observer may settle links (`World::settle_link`) before it reads
+    /// them.
     fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime>;
 
     /// A web transfer completed (its last segment was acknowledged).
@@ -38,6 +46,12 @@ pub trait Observer {
 
 /// An observer that measures nothing.
 impl Observer for () {
+    type Hook = ();
+
+    fn link_hook(&mut self, _link: LinkId) -> Option<&mut ()> {
+        None
+    }
+
     fn start(&mut self, _world: &World) -> Vec<(SimTime, TimerId)> {
         Vec::new()
     }
@@ -129,18 +143,10 @@ impl World {
         &self.links[self.bottleneck as usize]
     }
 
-    /// Brings every FIFO-arithmetic link's glue (its algorithm, counters and delay histogram)
-    /// up to `now` (see `Link::settle`): before a measurement clears a histogram, and before
-    /// final results.
-    pub fn settle_links(&mut self) {
-        for l in &mut self.links {
-            l.settle(self.now, &self.pipes);
-        }
-    }
-
-    /// `settle_links` for the measured link alone (before its algorithm's probes are read).
-    pub fn settle_bottleneck(&mut self) {
-        self.links[self.bottleneck as usize].settle(self.now, &self.pipes);
+    /// Brings a FIFO-arithmetic link's glue (its algorithm and counters) and its hook up to
+    /// `now` (see `Link::settle`): before a measurement reads them.
+    pub fn settle_link<H: LinkHook + ?Sized>(&mut self, link: LinkId, hook: Option<&mut H>) {
+        self.links[link as usize].settle(self.now, &self.pipes, hook);
     }
 }
 
@@ -307,15 +313,18 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         match ev {
             Ev::TxDone(l) => {
+                let hook = self.observer.link_hook(l);
                 let (arrival, next_done) =
-                    self.world.links[l as usize].on_tx_done(now, &mut self.world.pipes);
+                    self.world.links[l as usize].on_tx_done(now, &mut self.world.pipes, hook);
                 self.schedule(l, arrival);
                 self.schedule(l, next_done);
                 self.poll_qdisc_timer(l);
             }
             Ev::Arrive(l) => {
                 let pipes = &mut self.world.pipes;
-                let Some((node, next)) = self.world.links[l as usize].take_arrival(now, pipes)
+                let hook = self.observer.link_hook(l);
+                let Some((node, next)) =
+                    self.world.links[l as usize].take_arrival(now, pipes, hook)
                 else {
                     return;
                 };
@@ -331,7 +340,8 @@ impl<O: Observer> Simulator<O> {
                 }
                 let link = &mut self.world.links[li];
                 if link.qdisc.next_timer().is_some_and(|t| t <= now) {
-                    link.on_qdisc_timer(now, &self.world.pipes);
+                    let hook = self.observer.link_hook(l);
+                    link.on_qdisc_timer(now, &self.world.pipes, hook);
                 }
                 self.poll_qdisc_timer(l);
             }
@@ -461,7 +471,8 @@ impl<O: Observer> Simulator<O> {
         };
         let link = &mut self.world.links[l as usize];
         if link.takes_nodes() {
-            let next = link.offer_node(self.world.now, node, &mut self.world.pipes);
+            let hook = self.observer.link_hook(l);
+            let next = link.offer_node(self.world.now, node, &mut self.world.pipes, hook);
             self.schedule(l, next);
             if self.polls[l as usize] {
                 self.poll_qdisc_timer(l);
@@ -478,7 +489,8 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         if let Some(l) = self.routes.link(fi, pkt.kind == PacketKind::Ack, hop) {
             let polls = self.polls[l as usize];
-            let next = self.world.links[l as usize].offer(now, pkt, &mut self.world.pipes);
+            let hook = self.observer.link_hook(l);
+            let next = self.world.links[l as usize].offer(now, pkt, &mut self.world.pipes, hook);
             self.schedule(l, next);
             if polls {
                 self.poll_qdisc_timer(l);

@@ -1,5 +1,6 @@
 //! Metrics: what a run measures and how it is reported.
 //!
+//! - [`link_probe`]: what the recorder measures at a link, fed by the link's hook;
 //! - [`histogram`]: the bottleneck's queueing-delay histogram;
 //! - [`flow_delay`]: the same departures per flow (mean, p99, jitter);
 //! - [`packet_trace`]: the opt-in per-packet event log of chosen links;
@@ -10,6 +11,7 @@
 
 pub mod flow_delay;
 pub mod histogram;
+pub mod link_probe;
 pub mod packet_trace;
 pub mod recorder;
 pub mod summary;
@@ -17,6 +19,7 @@ pub mod table;
 
 pub use flow_delay::{FlowDelayStats, FlowDelays};
 pub use histogram::DelayHistogram;
+pub use link_probe::LinkProbe;
 pub use recorder::Recorder;
 pub use summary::{Metric, Recorded, Summary, METRICS};
 pub use table::{Column, Table};

@@ -22,14 +22,101 @@
 //! most `trace.max_events` events (default 1,000,000, about 30 MB in memory), then counts the
 //! ones it leaves out (`dropped_events`), so a long run cannot exhaust memory.
 
-use crate::metrics::recorder::role_name;
 use crate::metrics::{Column, Table};
-use crate::net::link::Link;
-use crate::net::packet::Ecn;
+use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::net::topology::{LinkRole, LinkSpec};
+use crate::qdisc::Reason;
 use crate::scenario::TraceSpec;
+use crate::time::SimTime;
 
-pub use crate::net::packet_trace::{Event, PacketTrace, DEFAULT_MAX_EVENTS};
+pub use crate::net::packet_trace::Event;
+
+/// Events per traced link unless `trace.max_events` says otherwise.
+pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
+
+/// One traced link's events, column by column.
+#[derive(Clone, Debug, Default)]
+pub struct PacketTrace {
+    max_events: u64,
+    /// Events past `max_events`, not recorded.
+    pub dropped_events: u64,
+    pub t_ns: Vec<u64>,
+    pub event: Vec<Event>,
+    /// The drop's or mark's reason (`None` for enqueue and dequeue).
+    pub reason: Vec<Option<Reason>>,
+    /// A drop of a packet that had been queued, or a mark at dequeue.
+    pub queued: Vec<bool>,
+    pub flow: Vec<u32>,
+    pub ack: Vec<bool>,
+    pub seq: Vec<u64>,
+    pub size: Vec<u32>,
+    pub ecn: Vec<Ecn>,
+}
+
+impl PacketTrace {
+    pub fn new(max_events: u64) -> PacketTrace {
+        PacketTrace {
+            max_events,
+            ..PacketTrace::default()
+        }
+    }
+
+    /// Events recorded.
+    pub fn len(&self) -> usize {
+        self.t_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t_ns.is_empty()
+    }
+
+    /// Logs one event (or counts it as left out past the cap).
+    pub fn record(
+        &mut self,
+        now: SimTime,
+        event: Event,
+        reason: Option<Reason>,
+        queued: bool,
+        p: &Packet,
+    ) {
+        if self.t_ns.len() as u64 >= self.max_events {
+            self.dropped_events += 1;
+            return;
+        }
+        let ack = p.kind == PacketKind::Ack;
+        self.t_ns.push(now.0);
+        self.event.push(event);
+        self.reason.push(reason);
+        self.queued.push(queued);
+        self.flow.push(p.flow);
+        self.ack.push(ack);
+        self.seq.push(if ack { p.ack } else { p.seq });
+        self.size.push(p.size_bytes);
+        self.ecn.push(p.ecn);
+    }
+
+    /// The events in time order (a FIFO-arithmetic link logs departures late); events at the
+    /// same instant keep the order they were logged in.
+    pub(crate) fn sort_by_time(&mut self) {
+        if self.t_ns.is_sorted() {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| self.t_ns[i]);
+        fn permute<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            *v = order.iter().map(|&i| v[i]).collect();
+        }
+        permute(&mut self.t_ns, &order);
+        permute(&mut self.event, &order);
+        permute(&mut self.reason, &order);
+        permute(&mut self.queued, &order);
+        permute(&mut self.flow, &order);
+        permute(&mut self.ack, &order);
+        permute(&mut self.seq, &order);
+        permute(&mut self.size, &order);
+        permute(&mut self.ecn, &order);
+    }
+}
 
 /// Whether `trace.links` names this link: `"bottleneck"` is the measured link, `"A->B"` a
 /// topology link's direction.
@@ -51,16 +138,12 @@ fn ecn_key(e: Ecn) -> &'static str {
 /// What each traced link recorded: (link name, events recorded, events left out).
 pub type TraceCounts = Vec<(String, u64, u64)>;
 
-/// Takes every traced link's log into one table (link by link, each in event order): `link`,
+/// Every traced link's log (link name, log) in one table (link by link, each in event order): `link`,
 /// `t_s`, `event`, `reason` (empty for enqueue/dequeue), `queued` (0/1), `flow`, `kind`
 /// (`data`/`ack`), `seq`, `size_bytes`, `ecn`.
-pub fn take_table(links: &mut [Link]) -> (Table, TraceCounts) {
-    let mut traces = Vec::new();
-    for l in links.iter_mut() {
-        if let Some(mut tr) = l.trace.take() {
-            tr.sort_by_time();
-            traces.push((role_name(&l.role), *tr));
-        }
+pub fn take_table(mut traces: Vec<(String, PacketTrace)>) -> (Table, TraceCounts) {
+    for (_, tr) in &mut traces {
+        tr.sort_by_time();
     }
     let counts = traces
         .iter()
@@ -126,10 +209,11 @@ pub fn take_table(links: &mut [Link]) -> (Table, TraceCounts) {
 mod tests {
     use super::*;
     use crate::aqm::droptail::DropTail;
-    use crate::net::packet::Packet;
-    use crate::qdisc::{BufferLimit, Reason, SingleQueue};
+    use crate::metrics::LinkProbe;
+    use crate::net::link::LinkHook;
+    use crate::net::packet_trace::{dequeue, enqueue};
+    use crate::qdisc::{BufferLimit, SingleQueue};
     use crate::rng::SimRng;
-    use crate::time::SimTime;
 
     #[test]
     fn every_outcome_is_one_event_and_the_cap_holds() {
@@ -140,7 +224,7 @@ mod tests {
             Box::new(DropTail),
         );
         let mut rng = SimRng::new(1, 1);
-        let mut tr = PacketTrace::new(6);
+        let mut probe = LinkProbe::new(false, Some(6));
         for seq in 0..4 {
             let p = Packet {
                 flow: 7,
@@ -148,9 +232,12 @@ mod tests {
                 size_bytes: 1000,
                 ..Packet::default()
             };
-            tr.enqueue(&mut q, SimTime(seq), p, &mut rng);
+            enqueue(&mut probe, &mut q, SimTime(seq), p, &mut rng);
         }
-        while tr.dequeue(&mut q, SimTime(10), &mut rng).is_some() {}
+        while let Some(p) = dequeue(&mut probe, &mut q, SimTime(10), &mut rng) {
+            probe.departure(SimTime(10), &p);
+        }
+        let tr = probe.trace.as_deref().expect("traced");
         let kinds: Vec<_> = tr.event.iter().map(|e| e.key()).collect();
         assert_eq!(
             kinds,
@@ -160,7 +247,8 @@ mod tests {
         assert_eq!(tr.reason[2], Some(Reason::Overflow));
         assert_eq!(tr.dropped_events, 0);
         let p = Packet::default();
-        tr.enqueue(&mut q, SimTime(11), p, &mut rng);
+        enqueue(&mut probe, &mut q, SimTime(11), p, &mut rng);
+        let tr = probe.trace.as_deref().expect("traced");
         assert_eq!((tr.len(), tr.dropped_events), (6, 1));
     }
 }

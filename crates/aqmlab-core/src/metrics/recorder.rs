@@ -10,10 +10,11 @@
 //! counters into the typed summary and the result tables.
 
 use crate::engine::{Observer, TimerId, World};
-use crate::metrics::{Column, FlowDelayStats, Table};
+use crate::metrics::packet_trace::{self, PacketTrace};
+use crate::metrics::{Column, DelayHistogram, FlowDelayStats, LinkProbe, Table};
 use crate::net::link::LinkCounters;
 use crate::net::packet::FlowId;
-use crate::net::topology::LinkRole;
+use crate::net::topology::{LinkId, LinkRole};
 use crate::qdisc::QdiscStats;
 use crate::scenario::expand::Expanded;
 use crate::scenario::Scenario;
@@ -87,9 +88,28 @@ pub struct Recorder {
     pub(crate) series: Series,
     /// Completed web transfers, in completion order.
     pub(crate) transfers: Vec<Transfer>,
+    /// What each link the results read measures (`observes`), by link id.
+    probes: Vec<Option<Box<LinkProbe>>>,
+}
+
+/// Whether the results read link `i` of `net` beyond its counters (so the recorder keeps a
+/// probe on it, and the link reports every departure): the measured link, a topology's own
+/// links, a traced link.
+pub fn observes(scenario: &Scenario, net: &Expanded, i: usize) -> bool {
+    let measured = i == net.bottleneck as usize;
+    measured
+        || i < net.declared
+        || packet_trace::traced(&scenario.file.trace, &net.topology.links[i], measured)
 }
 
 impl Observer for Recorder {
+    type Hook = LinkProbe;
+
+    #[inline]
+    fn link_hook(&mut self, link: LinkId) -> Option<&mut LinkProbe> {
+        self.probes.get_mut(link as usize)?.as_deref_mut()
+    }
+
     fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)> {
         self.series.last_group_delivered = vec![0; self.net.group_names.len()];
         vec![
@@ -103,7 +123,8 @@ impl Observer for Recorder {
         match timer {
             SAMPLE => {
                 // The algorithm's probes after every departure up to now (FIFO arithmetic).
-                world.settle_bottleneck();
+                let b = world.bottleneck;
+                world.settle_link(b, self.link_hook(b));
                 self.sample(world);
                 Some(world.now + self.sample_interval)
             }
@@ -128,7 +149,19 @@ impl Recorder {
     /// A recorder for `scenario`, built into `net` (`scenario::build::world`), at the
     /// scenario's sample interval and goodput bin.
     pub fn new(scenario: &Scenario, net: Expanded) -> Recorder {
+        let probes = (0..net.topology.links.len())
+            .map(|i| {
+                observes(scenario, &net, i).then(|| {
+                    let spec = &net.topology.links[i];
+                    let measured = i == net.bottleneck as usize;
+                    let trace = &scenario.file.trace;
+                    let traced = packet_trace::traced(trace, spec, measured);
+                    Box::new(LinkProbe::new(measured, traced.then_some(trace.max_events)))
+                })
+            })
+            .collect();
         Recorder {
+            probes,
             sample_interval: scenario.file.sample_interval,
             series_bin: scenario.file.series_bin,
             scenario: scenario.clone(),
@@ -139,8 +172,49 @@ impl Recorder {
         }
     }
 
+    /// Brings every link's glue and probe up to `world.now` (`World::settle_link`).
+    pub fn settle_links(&mut self, world: &mut World) {
+        for l in 0..world.links.len() as LinkId {
+            world.settle_link(l, self.link_hook(l));
+        }
+    }
+
+    /// The measured link's probe (the one with the sojourn histogram).
+    pub fn measured_probe(&mut self, world: &World) -> &mut LinkProbe {
+        self.link_hook(world.bottleneck)
+            .expect("the recorder measures the measured link")
+    }
+
+    /// Time integral of link `l`'s queue length up to `world.now` (zero for a link the
+    /// recorder does not measure); exact after `settle_links`.
+    pub(crate) fn queue_area(&self, world: &World, l: LinkId) -> u128 {
+        self.probes
+            .get(l as usize)
+            .and_then(|p| p.as_deref())
+            .map_or(0, |p| p.area(world.now))
+    }
+
+    /// The measured link's sojourn histogram.
+    pub(crate) fn delays(&self, world: &World) -> &DelayHistogram {
+        self.probes[world.bottleneck as usize]
+            .as_deref()
+            .and_then(LinkProbe::delays)
+            .expect("the measured link records sojourns")
+    }
+
+    /// Takes every traced link's log, with the link's name, in link order.
+    pub fn take_traces(&mut self, world: &World) -> Vec<(String, PacketTrace)> {
+        let mut out = Vec::new();
+        for (l, p) in world.links.iter().zip(&mut self.probes) {
+            if let Some(tr) = p.as_deref_mut().and_then(|p| p.trace.take()) {
+                out.push((role_name(&l.role), *tr));
+            }
+        }
+        out
+    }
+
     fn open_window(&mut self, world: &mut World) {
-        world.settle_links();
+        self.settle_links(world);
         let b = world.bottleneck();
         self.snapshot = Snapshot {
             delivered: (0..world.flows.len())
@@ -172,26 +246,29 @@ impl Recorder {
             bottleneck_present: present_at(b, world),
             declared: world.links[..self.net.declared]
                 .iter()
-                .map(|l| LinkSnapshot {
+                .enumerate()
+                .map(|(i, l)| LinkSnapshot {
                     stats: l.stats(world.now, &world.pipes).into_owned(),
                     served_bits: l.served_bits(world.now, &world.pipes),
                     lost: l.lost_on_wire,
-                    queue_area: l.queue_at(world.now, &world.pipes).area,
+                    queue_area: self.queue_area(world, i as LinkId),
                     present: present_at(l, world),
                 })
                 .collect(),
         };
-        world.links[world.bottleneck as usize].delay_hist.clear();
+        if let Some((h, _)) = &mut self.measured_probe(world).sojourns {
+            h.clear();
+        }
     }
 
     fn sample(&mut self, world: &World) {
         let b = world.bottleneck();
+        let area = self.queue_area(world, world.bottleneck);
         let s = &mut self.series;
         s.t.push(world.now.as_secs_f64());
         let q = b.queue_at(world.now, &world.pipes);
         s.qlen_pkts.push(q.waiting as f64);
         s.qlen_bytes.push(q.waiting_bytes as f64);
-        let area = q.area;
         let interval = self.sample_interval.0 as f64;
         // The first sample (t = 0) has no interval behind it: the queue is empty then.
         s.qlen_avg.push(if s.t.len() == 1 {
@@ -389,7 +466,7 @@ impl Recorder {
         );
         t.push("drops", i64s(&|i| self.flow_drops_marks(world, i).0));
         t.push("marks", i64s(&|i| self.flow_drops_marks(world, i).1));
-        let delays: Vec<_> = (0..n).map(|i| flow_delay(world, i)).collect();
+        let delays: Vec<_> = (0..n).map(|i| flow_delay(world, self, i)).collect();
         t.push(
             "delay_mean_ms",
             Column::F64(delays.iter().map(|d| d.mean_ms).collect()),
@@ -441,8 +518,8 @@ impl Recorder {
 }
 
 /// Flow `i`'s queueing delay at the measured link over the measurement window.
-pub(crate) fn flow_delay(world: &World, i: usize) -> FlowDelayStats {
-    world.bottleneck().delay_hist.per_flow.stats(i as FlowId)
+pub(crate) fn flow_delay(world: &World, rec: &Recorder, i: usize) -> FlowDelayStats {
+    rec.delays(world).per_flow.stats(i as FlowId)
 }
 
 pub(crate) fn link_table(world: &World) -> Table {

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::engine::World;
 use crate::metrics::recorder::{flow_delay, link_table, role_name, LinkSnapshot, Recorder};
 use crate::metrics::{jain_index, mean_std, Column, Table};
+use crate::net::topology::LinkId;
 
 /// The measurement window of one run, summarised.
 #[derive(Clone, Debug, Serialize)]
@@ -229,7 +230,7 @@ impl Summary {
             .map(|(_, q)| *q)
             .collect();
         let (q_mean, q_std) = mean_std(&in_window);
-        let h = &b.delay_hist;
+        let h = rec.delays(world);
         let (g_min, g_max) = goodputs
             .iter()
             .fold((f64::INFINITY, 0.0f64), |(lo, hi), &g| {
@@ -327,7 +328,7 @@ fn flow_summaries(world: &World, rec: &Recorder, goodputs: &[f64]) -> Vec<FlowSu
     (0..world.flows.len())
         .map(|i| {
             let (drops, marks) = rec.flow_drops_marks(world, i);
-            let delay = flow_delay(world, i);
+            let delay = flow_delay(world, rec, i);
             let st = world.flows[i].source.tcp_stats();
             let spec = &rec.net.flows[i];
             FlowSummary {
@@ -363,7 +364,7 @@ fn link_summaries(world: &World, rec: &Recorder) -> Vec<LinkSummary> {
             let arrivals = st.arrivals - s0.stats.arrivals;
             let drops = st.drops() - s0.stats.drops();
             let lost = l.lost_on_wire - s0.lost;
-            let area = l.queue_at(world.now, &world.pipes).area - s0.queue_area;
+            let area = rec.queue_area(world, i as LinkId) - s0.queue_area;
             LinkSummary {
                 link: role_name(&l.role),
                 qdisc: rec.net.topology.links[i].qdisc.kind().to_string(),

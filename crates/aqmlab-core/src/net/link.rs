@@ -29,13 +29,45 @@
 use std::borrow::Cow;
 
 use crate::net::packet::{FlowId, Packet};
-use crate::net::packet_trace::PacketTrace;
+use crate::net::packet_trace::{self, Event};
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
 use crate::qdisc::{ArithmeticQueue, Backlog, Outcome, Reason};
 use crate::qdisc::{BufferLimit, FlowCounters, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
+
+/// What a link reports to whoever measures it (the run's recorder: `metrics::LinkProbe`),
+/// in time order. The link keeps no measurement state of its own: every call that may move a
+/// packet takes the link's hook, `None` on a link nobody measures.
+pub trait LinkHook {
+    /// From `now` on, `len` packets wait in the queue.
+    fn queue(&mut self, now: SimTime, len: u64);
+    /// `pkt` leaves the queue: its transmission starts at `start`.
+    fn departure(&mut self, start: SimTime, pkt: &Packet);
+    /// Whether the link reports each packet's fate too (`event`): a traced link.
+    fn traces(&self) -> bool;
+    /// A packet's fate at the queue, on a traced link: its enqueue, a drop (`queued`: of a
+    /// packet that had been queued) or a mark (`queued`: at dequeue).
+    fn event(
+        &mut self,
+        now: SimTime,
+        event: Event,
+        reason: Option<Reason>,
+        queued: bool,
+        pkt: &Packet,
+    );
+}
+
+/// The hook of a run nobody measures.
+impl LinkHook for () {
+    fn queue(&mut self, _: SimTime, _: u64) {}
+    fn departure(&mut self, _: SimTime, _: &Packet) {}
+    fn traces(&self) -> bool {
+        false
+    }
+    fn event(&mut self, _: SimTime, _: Event, _: Option<Reason>, _: bool, _: &Packet) {}
+}
 
 /// What the caller must schedule after offering a packet or finishing a transmission.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,8 +80,8 @@ pub enum Next {
 }
 
 /// State of a link in FIFO-arithmetic mode: everything one packet touches, in two cache lines
-/// at the head of `Link` (most links of a run are in this mode, and on the 400-flow dumbbell
-/// their state is more than the L2 cache holds). The counters are plain integers rather than a
+/// at the head of `Link` (most links of a run are in this mode, and a large run's links do not
+/// all fit in a core's cache). The counters are plain integers rather than a
 /// `QdiscStats`, whose per-reason arrays and per-flow map would triple its size.
 struct Fifo {
     limit: BufferLimit,
@@ -92,39 +124,18 @@ impl Fifo {
     }
 }
 
-/// What a FIFO-arithmetic link that goes through the glue sums over the packets its cursor
-/// passed: the bytes still waiting and the queue integral the queued model would hold. A read
-/// at `now` adds those started since (`Link::view`).
-#[derive(Default)]
-struct Observed {
-    started: Started,
-    /// Σ enqueue time over all enqueued packets, ns: the waiting packets' part of the queue
-    /// integral at `now` is `waiting·now − (enqueued_at − started.at)`.
-    enqueued_at: u128,
-}
-
-/// Sums over the packets of an observed FIFO whose transmission has started.
-#[derive(Copy, Clone, Default)]
-struct Started {
-    bytes: u64,
-    /// Σ (start − enqueue time), ns: their part of the queue integral.
-    wait: u128,
-    /// Σ enqueue time, ns.
-    at: u128,
-}
-
 /// Walks a glue FIFO's pipe from its cursor past every packet whose transmission started at or
-/// before `now`, adding each to `sums` and passing it to `each` with its start time and the
-/// queue behind it; returns the new cursor (entry number, slab node). Start times increase
-/// along the pipe, and every packet behind the one passed arrived before it started (an
-/// arrival moves the cursor first), so the queue behind it is the rest of the pipe.
+/// before `now`, adding its bytes to `started_bytes` and passing it to `each` with its start
+/// time and the queue behind it; returns the new cursor (entry number, slab node). Start times
+/// increase along the pipe, and every packet behind the one passed arrived before it started
+/// (an arrival moves the cursor first), so the queue behind it is the rest of the pipe.
 #[inline]
 fn pass_started(
     f: &Fifo,
     (delay, rate_bps): (SimDuration, u64),
     pipes: &PipeSlab,
     now: SimTime,
-    sums: &mut Started,
+    started_bytes: &mut u64,
     mut each: impl FnMut(SimTime, &Packet, Backlog),
 ) -> (u64, NodeRef) {
     // With `defer_ties`, a transmission starting at `now` is not passed yet.
@@ -144,13 +155,11 @@ fn pass_started(
         if start > now {
             break;
         }
-        sums.bytes += pkt.size_bytes as u64;
-        sums.wait += (start.0 - pkt.enqueued.0) as u128;
-        sums.at += pkt.enqueued.0 as u128;
+        *started_bytes += pkt.size_bytes as u64;
         cursor += 1;
         let rest = Backlog {
             pkts: (f.pushed - cursor) as usize,
-            bytes: f.enqueued_bytes - sums.bytes,
+            bytes: f.enqueued_bytes - *started_bytes,
         };
         each(start, pkt, rest);
         node = pipes.next(node);
@@ -165,15 +174,12 @@ pub struct QueueAt {
     pub waiting: u64,
     /// Their bytes.
     pub waiting_bytes: u64,
-    /// Time integral of the queue length from the start, packet·ns (zero on an unobserved
-    /// FIFO-arithmetic link, which keeps no integral).
-    pub area: u128,
 }
 
 /// `SimDuration::transmission(size, rate_bps)` by a multiplication when the rate divides
 /// 8·10⁹ (host links at 10 Mbps, 100 Mbps, 1 Gbps: 800, 80, 8 ns per byte), where the division
 /// would be exact anyway; `ns_per_byte` 0 means it does not, and the division is done. The
-/// same result either way, one 64-bit division (tens of cycles) fewer per hop on most links.
+/// same result either way, one 64-bit division fewer per hop on most links.
 #[inline]
 fn tx_time(size: u32, rate_bps: u64, ns_per_byte: u64) -> SimDuration {
     if ns_per_byte != 0 {
@@ -253,26 +259,16 @@ pub struct Link {
     tx_packets: u64,
     pub tx_bytes: u64,
     pub lost_on_wire: u64,
-    /// Time integral of the queue length (packets × ns) up to `q_last_change` (queued mode),
-    /// for exact time averages between samples.
-    q_area: u128,
-    q_last_change: SimTime,
-    q_last_len: u64,
-    /// Sojourn times of departing packets go to this hook when set (bottleneck only).
-    pub on_depart: Option<fn(&mut crate::metrics::DelayHistogram, SimTime, &Packet)>,
-    pub delay_hist: crate::metrics::DelayHistogram,
-    /// A glue FIFO's sums over the packets its cursor passed (empty otherwise).
-    obs: Observed,
-    /// The per-packet event log of a traced link (`trace.links`). In observed FIFO-arithmetic
-    /// mode departures are logged when the cursor passes them, stamped with their start.
-    pub trace: Option<Box<PacketTrace>>,
+    /// A glue FIFO's bytes of the packets its cursor passed (the bytes waiting are the rest).
+    started_bytes: u64,
 }
 
 impl Link {
     /// A link as `spec` describes it, with its built qdisc and its two random streams.
     /// `arithmetic_fifo`: use FIFO-arithmetic mode if the link is lossless and the qdisc offers
     /// it (`Qdisc::arithmetic`); `observed`: a link the results report on (per-flow counters,
-    /// the queue integral and sojourns), which a plain FIFO then keeps through the glue too.
+    /// and a hook that sees every departure), which a plain FIFO then keeps through the glue
+    /// too.
     pub fn new(
         spec: &LinkSpec,
         mut qdisc: Box<dyn Qdisc>,
@@ -317,33 +313,18 @@ impl Link {
             tx_packets: 0,
             tx_bytes: 0,
             lost_on_wire: 0,
-            q_area: 0,
-            q_last_change: SimTime::ZERO,
-            q_last_len: 0,
-            on_depart: None,
-            delay_hist: crate::metrics::DelayHistogram::default(),
-            obs: Observed::default(),
-            trace: None,
+            started_bytes: 0,
         }
     }
 
-    /// Queued mode: integrates the queue length up to `now`; call before the queue changes.
-    #[inline]
-    fn integrate_queue(&mut self, now: SimTime) {
-        self.q_area += self.q_last_len as u128 * (now - self.q_last_change).0 as u128;
-        self.q_last_change = now;
-    }
-
-    /// The queue at `now`: waiting packets and bytes, and the time integral of its length.
-    /// One read gives all three (an observed FIFO link walks the packets started since its
-    /// cursor last moved once for them).
+    /// The queue at `now`: waiting packets and bytes (a glue FIFO link walks the packets
+    /// started since its cursor last moved).
     pub fn queue_at(&self, now: SimTime, pipes: &PipeSlab) -> QueueAt {
         match &self.fifo {
             Some(f) => self.view(f, now, pipes),
             None => QueueAt {
                 waiting: self.qdisc.len_pkts() as u64,
                 waiting_bytes: self.qdisc.len_bytes(),
-                area: self.q_area + self.q_last_len as u128 * (now - self.q_last_change).0 as u128,
             },
         }
     }
@@ -356,9 +337,14 @@ impl Link {
 
     /// The qdisc's timer fired at `now` (its deadline has come): a FIFO-arithmetic link first
     /// passes the algorithm every departure up to `now`, then gives it the queue at `now`.
-    pub fn on_qdisc_timer(&mut self, now: SimTime, pipes: &PipeSlab) {
+    pub fn on_qdisc_timer<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &PipeSlab,
+        hook: Option<&mut H>,
+    ) {
         if self.fifo.as_ref().is_some_and(|f| f.glue) {
-            let q = self.fifo_backlog(now, pipes);
+            let q = self.fifo_backlog(now, pipes, hook);
             glue(&mut self.qdisc).timer(now, q);
         } else if self.fifo.is_none() {
             self.qdisc.on_timer(now, &mut self.rng);
@@ -373,28 +359,43 @@ impl Link {
 
     /// Offers a packet to the link's egress.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: Packet, pipes: &mut PipeSlab) -> Next {
+    pub fn offer<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        pipes: &mut PipeSlab,
+        mut hook: Option<&mut H>,
+    ) -> Next {
         if self.fifo.is_some() {
-            return self.offer_fifo(now, pkt, pipes);
+            return self.offer_fifo(now, pkt, pipes, hook);
         }
-        self.integrate_queue(now);
-        match self.trace.as_deref_mut() {
-            None => _ = self.qdisc.enqueue(now, pkt, &mut self.rng),
-            Some(tr) => tr.enqueue(&mut *self.qdisc, now, pkt, &mut self.rng),
+        match hook.as_deref_mut() {
+            Some(h) if h.traces() => {
+                packet_trace::enqueue(h, &mut *self.qdisc, now, pkt, &mut self.rng)
+            }
+            _ => _ = self.qdisc.enqueue(now, pkt, &mut self.rng),
         }
         let next = if self.transmitting == NodeRef::NONE {
-            self.start_next(now, pipes)
+            self.start_next(now, pipes, hook.as_deref_mut())
         } else {
             Next::Nothing
         };
-        self.q_last_len = self.qdisc.len_pkts() as u64;
+        if let Some(h) = hook {
+            h.queue(now, self.qdisc.len_pkts() as u64);
+        }
         next
     }
 
     #[inline]
-    fn offer_fifo(&mut self, now: SimTime, mut pkt: Packet, pipes: &mut PipeSlab) -> Next {
-        let q = self.fifo_backlog(now, pipes);
-        let Some(arrival) = self.admit_fifo(now, q, &mut pkt) else {
+    fn offer_fifo<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        pipes: &mut PipeSlab,
+        mut hook: Option<&mut H>,
+    ) -> Next {
+        let q = self.fifo_backlog(now, pipes, hook.as_deref_mut());
+        let Some(arrival) = self.admit_fifo(now, q, &mut pkt, hook) else {
             return Next::Nothing;
         };
         pkt.enqueued = now;
@@ -413,11 +414,17 @@ impl Link {
     /// moves into this link's pipe as it is (or is freed if the buffer overflows). Same outcome
     /// as `offer` with the packet copied out, without the two copies.
     #[inline]
-    pub fn offer_node(&mut self, now: SimTime, node: NodeRef, pipes: &mut PipeSlab) -> Next {
-        let q = self.fifo_backlog(now, pipes);
-        // The glue stamps the enqueue time, which only it reads back (sojourns, the queue
-        // integral); every qdisc sets its own, so on a bypassing link the store would be dead.
-        let Some(arrival) = self.admit_fifo(now, q, pipes.packet_mut(node)) else {
+    pub fn offer_node<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        node: NodeRef,
+        pipes: &mut PipeSlab,
+        mut hook: Option<&mut H>,
+    ) -> Next {
+        let q = self.fifo_backlog(now, pipes, hook.as_deref_mut());
+        // The glue stamps the enqueue time, which only it reads back (sojourns); every qdisc
+        // sets its own, so on a bypassing link the store would be dead.
+        let Some(arrival) = self.admit_fifo(now, q, pipes.packet_mut(node), hook) else {
             pipes.free(node);
             return Next::Nothing;
         };
@@ -429,10 +436,15 @@ impl Link {
     /// FIFO mode: the queue at `now` (the packets whose transmission has not started), moving
     /// the cursor forward; a glue link's algorithm is passed every departure up to `now`.
     #[inline]
-    fn fifo_backlog(&mut self, now: SimTime, pipes: &PipeSlab) -> Backlog {
-        let pkts = self.advance_waiting(now, pipes);
+    fn fifo_backlog<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &PipeSlab,
+        hook: Option<&mut H>,
+    ) -> Backlog {
+        let pkts = self.advance_waiting(now, pipes, hook);
         let bytes = match self.fifo.as_ref() {
-            Some(f) if f.glue => f.enqueued_bytes - self.obs.started.bytes,
+            Some(f) if f.glue => f.enqueued_bytes - self.started_bytes,
             Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && pkts > 0 => pipes
                 .iter_from(f.cursor_node)
                 .map(|(_, p)| p.size_bytes as u64)
@@ -446,7 +458,13 @@ impl Link {
     /// counts; a bypassing plain FIFO counts here); if it stays, books its transmission and
     /// returns its arrival time at the far end.
     #[inline]
-    fn admit_fifo(&mut self, now: SimTime, q: Backlog, pkt: &mut Packet) -> Option<SimTime> {
+    fn admit_fifo<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        q: Backlog,
+        pkt: &mut Packet,
+        mut hook: Option<&mut H>,
+    ) -> Option<SimTime> {
         let f = self.fifo.as_mut()?;
         let size = pkt.size_bytes;
         let tx = tx_time(size, self.rate_bps, f.ns_per_byte);
@@ -461,8 +479,8 @@ impl Link {
                 Outcome::Enqueued
             }
         };
-        if let Some(tr) = self.trace.as_deref_mut() {
-            tr.arrival(now, outcome, pkt);
+        if let Some(h) = hook.as_deref_mut().filter(|h| h.traces()) {
+            packet_trace::arrival(h, now, outcome, pkt);
         }
         if let Outcome::Dropped(_) = outcome {
             // The queued form's transmitter, idle, asks the qdisc for a packet after every
@@ -472,8 +490,8 @@ impl Link {
             }
             return None;
         }
-        if f.glue {
-            self.obs.enqueued_at += now.0 as u128;
+        if let Some(h) = hook {
+            h.queue(now, q.pkts as u64 + 1);
         }
         f.enqueued_bytes += size as u64;
         f.idle_reported = false;
@@ -526,13 +544,18 @@ impl Link {
     /// FIFO mode, hot path: `backlog`'s `waiting`, moving the cursor forward. `now` never
     /// decreases between calls.
     #[inline]
-    fn advance_waiting(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
+    fn advance_waiting<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &PipeSlab,
+        hook: Option<&mut H>,
+    ) -> usize {
         let (delay, rate) = (self.delay, self.rate_bps);
         let Some(f) = self.fifo.as_mut() else {
             return 0;
         };
         if f.glue {
-            return self.advance_glue(now, pipes);
+            return self.advance_glue(now, pipes, hook);
         }
         if f.busy_until <= now {
             f.cursor = f.pushed;
@@ -564,19 +587,20 @@ impl Link {
 
     /// Glue FIFO mode: moves the cursor past every packet whose transmission started at or
     /// before `now`, one by one, passing each to the glue as the queued model's transmitter
-    /// dequeues it (its counters, the algorithm's departure bookkeeping), to the sums (its
-    /// bytes, its part of the queue integral) and to the departure hook (its sojourn); then, if
-    /// the link has gone idle by `now`, reports the instant its last transmission ended.
-    /// Returns the number of packets still waiting.
-    fn advance_glue(&mut self, now: SimTime, pipes: &PipeSlab) -> usize {
+    /// dequeues it (its counters, the algorithm's departure bookkeeping) and to the hook (the
+    /// queue behind it, the departure); then, if the link has gone idle by `now`, reports the
+    /// instant its last transmission ended. Returns the number of packets still waiting.
+    fn advance_glue<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &PipeSlab,
+        mut hook: Option<&mut H>,
+    ) -> usize {
         let Link {
             fifo: Some(f),
-            obs,
+            started_bytes,
             delay,
             rate_bps,
-            on_depart,
-            delay_hist,
-            trace,
             qdisc,
             rng,
             ..
@@ -590,14 +614,12 @@ impl Link {
             (*delay, *rate_bps),
             pipes,
             now,
-            &mut obs.started,
+            started_bytes,
             |start, pkt, rest| {
                 q.depart(start, pkt, rest, rng);
-                if let Some(hook) = on_depart {
-                    hook(delay_hist, start, pkt);
-                }
-                if let Some(tr) = trace.as_deref_mut() {
-                    tr.departure(start, pkt);
+                if let Some(h) = hook.as_deref_mut() {
+                    h.queue(start, rest.pkts as u64);
+                    h.departure(start, pkt);
                 }
             },
         );
@@ -608,20 +630,18 @@ impl Link {
         (f.pushed - f.cursor) as usize
     }
 
-    /// An observed FIFO link's queue at `now` without moving its cursor: its sums plus the
-    /// packets that started since the cursor's last move (few: the cursor moves at every
-    /// arrival). On an unobserved link only `waiting` and `waiting_bytes` mean anything.
+    /// A FIFO link's queue at `now` without moving its cursor: a glue link's bytes passed
+    /// plus the packets that started since the cursor's last move (few: the cursor moves at
+    /// every arrival); a bypassing link's by a walk of its pipe.
     fn view(&self, f: &Fifo, now: SimTime, pipes: &PipeSlab) -> QueueAt {
         if !f.glue {
             let b = self.backlog(now, pipes);
             return QueueAt {
                 waiting: b.waiting as u64,
                 waiting_bytes: b.waiting_bytes,
-                area: 0,
             };
         }
-        let o = &self.obs;
-        let mut started = o.started;
+        let mut started = self.started_bytes;
         let (n, _) = pass_started(
             f,
             (self.delay, self.rate_bps),
@@ -630,36 +650,47 @@ impl Link {
             &mut started,
             |_, _, _| {},
         );
-        let waiting = f.pushed - n;
         QueueAt {
-            waiting,
-            waiting_bytes: f.enqueued_bytes - started.bytes,
-            area: started.wait + waiting as u128 * now.0 as u128 - (o.enqueued_at - started.at),
+            waiting: f.pushed - n,
+            waiting_bytes: f.enqueued_bytes - started,
         }
     }
 
     /// Glue FIFO mode: brings the glue up to `now` (every packet that started by then is
-    /// passed to the algorithm and counted, its sojourn recorded). The engine calls it before
-    /// an observer clears the delay histogram, before a sample reads the algorithm's probes and
-    /// at the end of the run; elsewhere counters are read through `view`.
-    pub fn settle(&mut self, now: SimTime, pipes: &PipeSlab) {
+    /// passed to the algorithm and counted, and to the hook). The recorder calls it before it
+    /// reads the hook's measurements or the algorithm's probes, and at the end of the run;
+    /// elsewhere counters are read through `view`.
+    pub fn settle<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &PipeSlab,
+        hook: Option<&mut H>,
+    ) {
         if self.glue_on() {
-            self.advance_glue(now, pipes);
+            self.advance_glue(now, pipes, hook);
         }
     }
 
     /// Dequeues the next packet and starts serialising it (queued mode).
     #[inline]
-    fn start_next(&mut self, now: SimTime, pipes: &mut PipeSlab) -> Next {
-        let dequeued = match self.trace.as_deref_mut() {
-            None => self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}),
-            Some(tr) => tr.dequeue(&mut *self.qdisc, now, &mut self.rng),
+    fn start_next<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &mut PipeSlab,
+        hook: Option<&mut H>,
+    ) -> Next {
+        let (dequeued, hook) = match hook {
+            Some(h) if h.traces() => (
+                packet_trace::dequeue(h, &mut *self.qdisc, now, &mut self.rng),
+                Some(h),
+            ),
+            hook => (self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}), hook),
         };
         let Some(pkt) = dequeued else {
             return Next::Nothing;
         };
-        if let Some(hook) = self.on_depart {
-            hook(&mut self.delay_hist, now, &pkt);
+        if let Some(h) = hook {
+            h.departure(now, &pkt);
         }
         let done = now + SimDuration::transmission(pkt.size_bytes as u64, self.rate_bps);
         self.tx_size = pkt.size_bytes;
@@ -671,7 +702,12 @@ impl Link {
     /// The transmitter finished its packet (queued mode). Returns (arrival to schedule if the
     /// pipe was empty before, the next transmission's completion if one started).
     #[inline]
-    pub fn on_tx_done(&mut self, now: SimTime, pipes: &mut PipeSlab) -> (Next, Next) {
+    pub fn on_tx_done<H: LinkHook + ?Sized>(
+        &mut self,
+        now: SimTime,
+        pipes: &mut PipeSlab,
+        mut hook: Option<&mut H>,
+    ) -> (Next, Next) {
         let mut arrival = Next::Nothing;
         let node = std::mem::replace(&mut self.transmitting, NodeRef::NONE);
         if node != NodeRef::NONE {
@@ -688,9 +724,10 @@ impl Link {
                 pipes.append(&mut self.pipe, node, at);
             }
         }
-        self.integrate_queue(now);
-        let next = self.start_next(now, pipes);
-        self.q_last_len = self.qdisc.len_pkts() as u64;
+        let next = self.start_next(now, pipes, hook.as_deref_mut());
+        if let Some(h) = hook {
+            h.queue(now, self.qdisc.len_pkts() as u64);
+        }
         (arrival, next)
     }
 
@@ -698,16 +735,17 @@ impl Link {
     /// packet in it: the caller hands it on (`offer_node`) or releases it. Returns the node and
     /// the arrival time of the next one, if any, to schedule.
     #[inline]
-    pub fn take_arrival(
+    pub fn take_arrival<H: LinkHook + ?Sized>(
         &mut self,
         now: SimTime,
         pipes: &mut PipeSlab,
+        hook: Option<&mut H>,
     ) -> Option<(NodeRef, Option<SimTime>)> {
         if let Some(f) = self.fifo.as_ref() {
             // A glue link's cursor must pass the head before it leaves (it started long ago,
             // but no arrival has moved the cursor since).
             if f.glue && f.cursor == f.popped && f.cursor < f.pushed {
-                self.advance_glue(now, pipes);
+                self.advance_glue(now, pipes, hook);
             }
         }
         let taken = pipes.unlink_front(&mut self.pipe)?;
@@ -828,11 +866,6 @@ impl Link {
     /// Slab nodes this link holds: its pipe, and the transmitter's packet (queued mode).
     pub fn nodes_held(&self) -> usize {
         self.pipe.len() + (self.transmitting != NodeRef::NONE) as usize
-    }
-
-    /// Whether the link uses FIFO-arithmetic mode.
-    pub fn is_arithmetic_fifo(&self) -> bool {
-        self.fifo.is_some()
     }
 }
 

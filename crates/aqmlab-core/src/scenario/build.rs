@@ -4,10 +4,9 @@
 
 use crate::aqm::BuildContext;
 use crate::engine::{FlowRt, World};
-use crate::metrics::{packet_trace, DelayHistogram};
+use crate::metrics::recorder::observes;
 use crate::net::link::Link;
 use crate::net::pipe::PipeSlab;
-use crate::net::topology::LinkId;
 use crate::rng::{component, SimRng};
 use crate::scenario::expand::{expand, Expanded};
 use crate::scenario::{FlowKind, Scenario};
@@ -76,29 +75,17 @@ fn build_links(net: &Expanded, scenario: &Scenario, options: EngineOptions) -> V
                 seed,
             };
             // A lossless link whose qdisc decides only at arrival (`Qdisc::arithmetic`) knows
-            // each departure on arrival; the measured link and a topology's own links are also
-            // observed (per-flow counters, queue integral, sojourns), which the results read.
-            // A traced FIFO-arithmetic link is observed too: its cursor passes every departure.
-            let traced =
-                packet_trace::traced(&scenario.file.trace, spec, i as LinkId == net.bottleneck);
-            let observed = i as LinkId == net.bottleneck || i < net.declared || traced;
+            // each departure on arrival; a link the recorder observes (per-flow counters, and
+            // a probe fed every departure) keeps them through the glue even as a plain FIFO.
             let qdisc = spec.qdisc.build(&ctx);
-            let mut link = Link::new(
+            Link::new(
                 spec,
                 qdisc,
                 SimRng::new(seed, component::QDISC_BASE + i as u64),
                 SimRng::new(seed, component::LOSS_BASE + i as u64),
                 options.arithmetic_fifo,
-                observed,
-            );
-            if i as LinkId == net.bottleneck {
-                link.on_depart = Some(DelayHistogram::record_departure);
-            }
-            if traced {
-                let max = scenario.file.trace.max_events;
-                link.trace = Some(Box::new(packet_trace::PacketTrace::new(max)));
-            }
-            link
+                observes(scenario, net, i),
+            )
         })
         .collect()
 }
@@ -179,7 +166,7 @@ mod tests {
     use super::*;
 
     /// The mean is over the flows whose data crosses each link, whatever their transport: a
-    /// UDP group listed first no longer lends every link a TCP MSS it does not send.
+    /// UDP group listed first does not lend every link a TCP MSS it does not send.
     #[test]
     fn each_link_gets_the_mean_data_packet_of_its_flows() {
         let s = Scenario::from_toml_str(

@@ -384,7 +384,7 @@ pub struct TraceSpec {
 }
 
 fn is_default_max_events(n: &u64) -> bool {
-    *n == crate::net::packet_trace::DEFAULT_MAX_EVENTS
+    *n == crate::metrics::packet_trace::DEFAULT_MAX_EVENTS
 }
 
 impl Default for TraceSpec {
@@ -392,7 +392,7 @@ impl Default for TraceSpec {
         TraceSpec {
             flows: Vec::new(),
             links: Vec::new(),
-            max_events: crate::net::packet_trace::DEFAULT_MAX_EVENTS,
+            max_events: crate::metrics::packet_trace::DEFAULT_MAX_EVENTS,
         }
     }
 }

@@ -118,10 +118,10 @@ impl engine::Simulator<Recorder> {
     pub fn finish(mut self) -> RunOutput {
         self.run_until(self.world().end);
         let events = self.events_processed();
-        let (mut world, recorder) = self.into_parts();
-        world.settle_links();
+        let (mut world, mut recorder) = self.into_parts();
+        recorder.settle_links(&mut world);
         let tcp_trace = trace_table(&mut world);
-        let (packet_trace, trace_counts) = packet_trace::take_table(&mut world.links);
+        let (packet_trace, trace_counts) = packet_trace::take_table(recorder.take_traces(&world));
         debug_assert!(world.links.iter().all(|l| {
             let c = l.counters(world.now, &world.pipes);
             c.arrivals == c.dequeued + c.drops + c.backlog
