@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// Cycles that predate this check, by the files they may span: the TCP sender and its
 /// loss-recovery variants call each other through `Conn` (being split by responsibility).
 const KNOWN: &[&[&str]] = &[&[
-    "transport/tcp/sender.rs",
+    "transport/tcp/sender/mod.rs",
     "transport/tcp/trace.rs",
     "transport/tcp/recovery/mod.rs",
     "transport/tcp/recovery/reno.rs",

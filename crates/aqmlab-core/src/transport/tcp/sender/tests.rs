@@ -1,0 +1,950 @@
+use super::super::trace::TraceEvent;
+use super::super::wire::{Fate, Wire};
+use super::super::{TcpModel, Variant};
+use super::*;
+use crate::rng::SimRng;
+
+fn ms(x: u64) -> SimDuration {
+    SimDuration::from_millis(x)
+}
+fn at(x: u64) -> SimTime {
+    SimTime(x * 1_000_000)
+}
+
+// ---------------------------------------------------------------- window growth
+
+#[test]
+fn slow_start_doubles_per_rtt() {
+    // RTT 100 ms, no bottleneck: each round's window leaves at one instant, k·RTT.
+    let mut w = Wire::new(&TcpConfig::default(), ms(50));
+    w.start(None);
+    w.run_until(at(550));
+    for k in 0..6u64 {
+        assert_eq!(w.sent_at(at(100 * k)), 2 << k, "round {k}");
+    }
+    // initial_window 2, doubled five times.
+    assert_eq!(w.sender.cwnd(), 64.0);
+    assert_eq!(w.sender.ssthresh(), None);
+    assert_eq!(w.sender.stats().retransmits, 0);
+}
+
+#[test]
+fn congestion_avoidance_adds_about_one_per_rtt() {
+    let cfg = TcpConfig {
+        initial_ssthresh: 8,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    // Slow start 2 -> 4 -> 8 (rounds at 100 and 200 ms), CA from the ACKs at 300 ms on.
+    w.run_until(at(250));
+    assert_eq!(w.sender.cwnd(), 8.0);
+    let mut prev = w.sender.cwnd();
+    let rounds = 20;
+    for k in 3..3 + rounds {
+        w.run_until(at(100 * k + 50));
+        let c = w.sender.cwnd();
+        // ⌊c⌋ ACKs per round, each adding 1/cwnd: between ⌊c⌋/(c+1) and 1.
+        let inc = c - prev;
+        assert!(
+            inc > prev.floor() / (prev + 1.0) - 1e-9 && inc <= 1.0,
+            "round {k}: {prev} -> {c}"
+        );
+        prev = c;
+    }
+    let total = w.sender.cwnd() - 8.0;
+    assert!(
+        (total - rounds as f64).abs() < 0.1 * rounds as f64,
+        "{total}"
+    );
+}
+
+#[test]
+fn receiver_window_caps_the_flight() {
+    let cfg = TcpConfig {
+        max_window: 6,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    let mut max_flight = 0;
+    while w.step(at(2_000)) {
+        max_flight = max_flight.max(w.sender.snd_max() - w.sender.snd_una());
+    }
+    assert_eq!(max_flight, 6);
+    // 6 segments per 100 ms RTT.
+    let d = w.receiver.delivered_segments();
+    assert!((114..=120).contains(&d), "{d}");
+}
+
+// ---------------------------------------------------------------- loss recovery
+
+/// Steps until `end`, checking the fast-recovery entry and exit against RFC 5681:
+/// returns the ssthresh set at entry.
+/// Steps `w` to `end`, checking each entry into and exit from fast recovery against the
+/// sender's model: RFC 5681 (`ssthresh = flight/2`, leave with `cwnd = ssthresh`) or ns-2
+/// (`ssthresh = ⌊W/2⌋` of the window, leave with `W/2` opened once by `1/(W/2)` for
+/// Reno/NewReno, or just `W/2` for SACK; `W/2` is fractional, so between `ssthresh` and
+/// `ssthresh + 2`).
+fn run_checking_recovery(w: &mut Wire, end: SimTime, model: TcpModel) -> Option<u64> {
+    let mut entered = None;
+    loop {
+        let flight_before = w.sender.snd_nxt() - w.sender.snd_una();
+        let cwnd_before = w.sender.cwnd();
+        let frs_before = w.sender.stats().fast_retransmits;
+        let was_in = w.sender.in_recovery();
+        if !w.step(end) {
+            break;
+        }
+        if w.sender.stats().fast_retransmits > frs_before {
+            let ss = w.sender.ssthresh().unwrap();
+            let basis = match model {
+                TcpModel::Rfc => flight_before,
+                TcpModel::Ns2 => cwnd_before.floor() as u64,
+            };
+            assert_eq!(ss, (basis / 2).max(2));
+            assert!(w.sender.in_recovery());
+            entered.get_or_insert(ss);
+        }
+        if was_in && !w.sender.in_recovery() && w.sender.stats().timeouts == 0 {
+            let (ss, cwnd) = (w.sender.ssthresh().unwrap() as f64, w.sender.cwnd());
+            match model {
+                TcpModel::Rfc => assert_eq!(cwnd, ss, "deflate to ssthresh on leaving"),
+                TcpModel::Ns2 => assert!(ss <= cwnd && cwnd < ss + 2.0, "{ss} {cwnd}"),
+            }
+        }
+    }
+    entered
+}
+
+fn single_loss(variant: Variant) {
+    let cfg = TcpConfig {
+        variant,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.drop_first_tx_of(&[100]);
+    w.start(None);
+    // Watch the entry closely: cwnd = ssthresh + 3 right after the third dup ACK.
+    let mut checked_inflation = false;
+    while w.step(at(3_000)) {
+        if w.sender.stats().fast_retransmits == 1 && !checked_inflation {
+            let ss = w.sender.ssthresh().unwrap();
+            assert_eq!(w.sender.cwnd(), (ss + 3) as f64);
+            checked_inflation = true;
+            break;
+        }
+    }
+    assert!(checked_inflation);
+    let ss = w.sender.ssthresh().unwrap();
+    // The loss happened in CA with a window of about 18-20 segments.
+    assert!((8..=11).contains(&ss), "{ss}");
+    run_checking_recovery(&mut w, at(3_000), cfg.model);
+    let s = w.sender.stats();
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.retransmits, 1);
+    assert_eq!(w.sent.iter().filter(|p| p.seq == 100).count(), 2);
+    assert!(!w.sender.in_recovery());
+    let d = w.receiver.delivered_segments();
+    assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+}
+
+/// CUBIC leaves fast recovery at β_cubic·W (RFC 9438 §4.6), not at Reno's halving, under
+/// both models and every recovery variant.
+#[test]
+fn cubic_leaves_recovery_at_beta_times_the_window() {
+    for model in [TcpModel::Rfc, TcpModel::Ns2] {
+        for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            let cfg = TcpConfig {
+                variant,
+                model,
+                cc: congestion::CongestionControl::Cubic,
+                initial_ssthresh: 40,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(&cfg, ms(50));
+            w.drop_first_tx_of(&[300]);
+            w.start(None);
+            let mut before = 0.0;
+            let mut exit = None;
+            loop {
+                let was_in = w.sender.in_recovery();
+                let cwnd = w.sender.cwnd();
+                if !w.step(at(10_000)) {
+                    break;
+                }
+                if !was_in && w.sender.in_recovery() {
+                    before = cwnd;
+                }
+                if was_in && !w.sender.in_recovery() {
+                    exit = Some(w.sender.cwnd());
+                    break;
+                }
+            }
+            let exit = exit.expect("left recovery");
+            let want = before * congestion::cubic::BETA;
+            assert!(before > 30.0, "{model:?} {variant:?}: W = {before}");
+            assert!(
+                (exit - want).abs() <= 1.0,
+                "{model:?} {variant:?}: left recovery at {exit}, β·W = {want} (W = {before})"
+            );
+            assert_eq!(w.sender.stats().timeouts, 0);
+        }
+    }
+}
+
+#[test]
+fn single_loss_one_fast_retransmit_reno() {
+    single_loss(Variant::Reno);
+}
+
+#[test]
+fn single_loss_one_fast_retransmit_newreno() {
+    single_loss(Variant::NewReno);
+}
+
+fn three_losses(variant: Variant) -> SenderStats {
+    let cfg = TcpConfig {
+        variant,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    // RTT 60 ms: three holes take three RTTs, well inside one (200 ms minimum) RTO.
+    let mut w = Wire::new(&cfg, ms(30));
+    w.drop_first_tx_of(&[100, 102, 104]);
+    w.start(None);
+    run_checking_recovery(&mut w, at(3_000), cfg.model);
+    let d = w.receiver.delivered_segments();
+    assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+    assert!(d > 300);
+    w.sender.stats().clone()
+}
+
+#[test]
+fn newreno_recovers_three_losses_without_timeout() {
+    let s = three_losses(Variant::NewReno);
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.partial_acks, 2);
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.retransmits, 3);
+}
+
+#[test]
+fn reno_times_out_on_three_losses() {
+    // Reno leaves recovery on the first (partial) ACK; the duplicate ACKs for the second
+    // hole belong to the window already reduced for, so ns-2's bug_fix_ suppresses a
+    // second fast retransmit and the timer recovers the rest.
+    let s = three_losses(Variant::Reno);
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.partial_acks, 0);
+    assert_eq!(s.timeouts, 1);
+}
+
+#[test]
+fn sack_recovers_three_losses_in_one_round_trip() {
+    let s = three_losses(Variant::Sack);
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.retransmits, 3, "each hole once, nothing SACKed resent");
+}
+
+#[test]
+fn sack_repairs_a_burst_of_losses_with_the_pipe_within_cwnd() {
+    // Eight holes in one window of about 20: NewReno finds one hole per round trip (one per
+    // partial ACK); SACK retransmits every hole within the first round trip of recovery.
+    let holes: Vec<u64> = (0..8).map(|k| 100 + 2 * k).collect();
+    let run = |variant: Variant| {
+        let cfg = TcpConfig {
+            variant,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        w.drop_first_tx_of(&holes);
+        w.start(None);
+        let mut first_rtx = None;
+        let mut last_rtx = None;
+        loop {
+            let was_in = w.sender.in_recovery();
+            let sent_before = w.sender.stats().segments_sent;
+            if !w.step(at(3_000)) {
+                break;
+            }
+            let s = w.sender.stats();
+            if variant == Variant::Sack
+                && was_in
+                && w.sender.in_recovery()
+                && s.segments_sent > sent_before
+            {
+                // RFC 6675: an ACK in recovery sends only while cwnd − pipe ≥ 1.
+                let pipe = w.sender.sack_pipe().unwrap();
+                assert!(pipe <= w.sender.cwnd().floor() as u64);
+            }
+            if s.retransmits > 0 {
+                first_rtx.get_or_insert(w.now);
+            }
+            if s.retransmits == holes.len() as u64 && last_rtx.is_none() {
+                last_rtx = Some(w.now);
+            }
+        }
+        let s = w.sender.stats().clone();
+        let span = last_rtx.unwrap().since(first_rtx.unwrap());
+        (s, span, w.receiver.delivered_segments())
+    };
+    let (sack, sack_span, sack_d) = run(Variant::Sack);
+    let (newreno, nr_span, _) = run(Variant::NewReno);
+    assert_eq!(sack.timeouts, 0);
+    assert_eq!(sack.fast_retransmits, 1);
+    assert_eq!(sack.retransmits, holes.len() as u64);
+    assert!(
+        sack_span < ms(60),
+        "SACK took {sack_span:?} to resend all holes"
+    );
+    // NewReno resends one hole per partial ACK (or falls back to its timer).
+    assert!(nr_span >= ms(180), "NewReno took {nr_span:?}");
+    assert!(newreno.partial_acks >= 2);
+    assert!(sack_d > 300);
+}
+
+#[test]
+fn sack_timeout_resend_skips_sacked_segments() {
+    // Every segment of a window after the first hole is SACKed; the hole's retransmission
+    // is lost too, so the timer fires. Go-back-N then resends only what is missing.
+    let cfg = TcpConfig {
+        variant: Variant::Sack,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(30));
+    let mut tx_of_100 = 0;
+    w.fate = Box::new(move |p, _| {
+        if p.seq == 100 {
+            tx_of_100 += 1;
+            if tx_of_100 <= 2 {
+                return Fate::Drop;
+            }
+        }
+        Fate::Pass
+    });
+    w.start(None);
+    w.run_until(at(3_000));
+    let s = w.sender.stats();
+    assert_eq!(s.timeouts, 1);
+    assert_eq!(w.sent.iter().filter(|p| p.seq == 100).count(), 3);
+    // Nothing but segment 100 was ever sent twice.
+    let resent_others = w
+        .sent
+        .iter()
+        .filter(|p| p.seq != 100 && w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+        .count();
+    assert_eq!(resent_others, 0);
+}
+
+#[test]
+fn ns2_sack_timeout_forgets_the_scoreboard() {
+    // The case above under `tcp.model = "ns2"`: ns-2's Sack1 clears its scoreboard on a
+    // timeout and on each new ACK outside recovery, so go-back-N resends SACKed segments.
+    let cfg = TcpConfig {
+        variant: Variant::Sack,
+        initial_ssthresh: 16,
+        model: TcpModel::Ns2,
+        ..TcpConfig::default()
+    };
+    // Two holes, 100 and 105, and both retransmissions lost: after the timeout the ACK of
+    // 100's resend is new and leaves 105 missing, with 106.. SACKed.
+    let resent_sacked = |model: TcpModel| {
+        let cfg = TcpConfig {
+            model,
+            ..cfg.clone()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        let mut tx = [0u32; 2];
+        w.fate = Box::new(move |p, _| match p.seq {
+            100 | 105 => {
+                let n = &mut tx[usize::from(p.seq == 105)];
+                *n += 1;
+                if *n <= 2 {
+                    Fate::Drop
+                } else {
+                    Fate::Pass
+                }
+            }
+            _ => Fate::Pass,
+        });
+        w.start(None);
+        w.run_until(at(3_000));
+        assert_eq!(w.sender.stats().timeouts, 1, "{model:?}");
+        w.sent
+            .iter()
+            .filter(|p| p.seq != 100 && p.seq != 105)
+            .filter(|p| w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+            .count()
+    };
+    assert_eq!(resent_sacked(TcpModel::Rfc), 0);
+    assert!(
+        resent_sacked(TcpModel::Ns2) > 0,
+        "go-back-N skipped SACKed segments"
+    );
+}
+
+#[test]
+fn sack_rearms_the_timer_on_every_partial_ack() {
+    // Four holes in one window: each retransmission brings a partial ACK. RFC 6675 (RFC 6298
+    // rule 5.3) restarts the timer on every one, and so does ns-2's Sack1 with its default
+    // `partial_ack_ = 0`.
+    let deadlines = |model: TcpModel| {
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            initial_ssthresh: 32,
+            model,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        // 1 Mbps: the retransmissions, and so their partial ACKs, are 8 ms apart.
+        w.rate_bps = Some(1_000_000);
+        w.drop_first_tx_of(&[200, 204, 208, 212]);
+        w.start(None);
+        let mut seen = Vec::new();
+        let mut partial = 0;
+        while w.step(at(5_000)) {
+            let p = w.sender.stats().partial_acks;
+            if p > partial {
+                partial = p;
+                seen.push(w.sender.next_timer().unwrap());
+            }
+        }
+        assert_eq!(w.sender.stats().timeouts, 0);
+        seen
+    };
+    let ns2 = deadlines(TcpModel::Ns2);
+    let rfc = deadlines(TcpModel::Rfc);
+    assert!(ns2.len() >= 3 && rfc.len() >= 3, "{ns2:?} {rfc:?}");
+    assert!(ns2.windows(2).all(|p| p[0] < p[1]), "{ns2:?}");
+    assert!(rfc.windows(2).all(|p| p[0] < p[1]), "{rfc:?}");
+}
+
+#[test]
+fn rto_backs_off_exponentially_and_resets() {
+    let cfg = TcpConfig {
+        max_window: 10,
+        model: TcpModel::Rfc,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(2_000));
+    let base = w.sender.rtt().base_rto();
+    // Steady 100 ms RTT: srtt -> 100, rttvar -> ~0, so RTO = max(200, 110) = 200 ms.
+    assert_eq!(base, ms(200));
+    assert!(w.sender.next_timer().is_some());
+    w.fate = Box::new(|_, _| Fate::Drop);
+    // Timeout bookkeeping at the first expiry.
+    let first_flight = loop {
+        let flight = w.sender.snd_nxt() - w.sender.snd_una();
+        assert!(w.step(at(60_000)));
+        if w.sender.stats().timeouts == 1 {
+            break flight;
+        }
+    };
+    assert_eq!(first_flight, 10);
+    assert_eq!(w.sender.ssthresh(), Some(5));
+    assert_eq!(w.sender.cwnd(), 1.0);
+    // Go-back-N: the one segment sent is the first unacknowledged.
+    assert_eq!(w.sent.last().unwrap().seq, w.sender.snd_una());
+    w.run_until(at(60_000));
+    let una = w.sender.snd_una();
+    let times: Vec<SimTime> = w
+        .sent
+        .iter()
+        .filter(|s| s.seq == una)
+        .map(|s| s.t)
+        .collect();
+    let rtx = &times[1..]; // [0] is the original transmission
+    assert_eq!(rtx.len() as u64, w.sender.stats().timeouts);
+    let gaps: Vec<SimDuration> = rtx.windows(2).map(|p| p[1] - p[0]).collect();
+    // 2, 4, 8, 16, 32, 64 × RTO, then capped at 64 × RTO.
+    for (i, g) in gaps.iter().enumerate() {
+        let mult = (2u64 << i).min(64);
+        assert_eq!(*g, SimDuration(base.0 * mult), "gap {i}");
+    }
+    assert!(gaps.len() >= 7, "{gaps:?}");
+    // Later timeouts halve a flight of 1: ssthresh 2.
+    assert_eq!(w.sender.ssthresh(), Some(2));
+    // Heal the path: the next expiry's retransmission gets through, backoff resets.
+    w.fate = Box::new(|_, _| Fate::Pass);
+    let t = w.now;
+    w.run_until(t + SimDuration::from_secs(20));
+    assert_eq!(w.sender.rtt().backoff(), 1);
+    assert!(w.sender.snd_una() > una);
+    assert!(w.sender.next_timer().unwrap() <= w.now + ms(200));
+}
+
+#[test]
+fn ns2_rto_backs_off_until_max_rto() {
+    // ns-2 `rtt_backoff` (rfc2988_): the backoff keeps doubling past 64 while the backed-off
+    // RTO is below maxrto_, so the gaps grow to 60 s; min_rto applies before the backoff.
+    let cfg = TcpConfig {
+        max_window: 10,
+        model: TcpModel::Ns2,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(2_000));
+    assert_eq!(w.sender.rtt().rto(), ms(200));
+    w.fate = Box::new(|_, _| Fate::Drop);
+    w.run_until(at(400_000));
+    let una = w.sender.snd_una();
+    let times: Vec<SimTime> = w
+        .sent
+        .iter()
+        .filter(|s| s.seq == una)
+        .map(|s| s.t)
+        .collect();
+    let gaps: Vec<SimDuration> = times[1..].windows(2).map(|p| p[1] - p[0]).collect();
+    for (i, g) in gaps.iter().enumerate() {
+        let want = SimDuration((200_000_000u64 << (i + 1)).min(60_000_000_000));
+        assert_eq!(*g, want, "gap {i}");
+    }
+    assert!(gaps.len() >= 10, "{gaps:?}");
+}
+
+#[test]
+fn ns2_timeout_after_reno_partial_exit_halves_the_window_not_the_flight() {
+    // Reno leaves recovery on the first partial ACK with about W/2 segments of window and
+    // about W in flight; the timeout that repairs the next hole halves the window (ns-2
+    // `slowdown` from `windowd()`), not the flight (RFC 5681 eq. 4). The RFC reading set
+    // ssthresh twice as high and overshot the next slow start (docs/validation.md).
+    for (model, expect_window) in [(TcpModel::Ns2, true), (TcpModel::Rfc, false)] {
+        let cfg = TcpConfig {
+            initial_ssthresh: 16,
+            model,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        w.drop_first_tx_of(&[100, 102, 104]);
+        w.start(None);
+        let (mut cwnd, mut flight) = (0.0, 0);
+        while w.step(at(3_000)) && w.sender.stats().timeouts == 0 {
+            cwnd = w.sender.cwnd();
+            flight = w.sender.snd_nxt() - w.sender.snd_una();
+        }
+        assert_eq!(w.sender.stats().timeouts, 1);
+        let want = if expect_window {
+            cwnd.floor() as u64 / 2
+        } else {
+            flight / 2
+        };
+        assert_eq!(w.sender.ssthresh(), Some(want.max(2)), "{model:?}");
+        assert!(flight as f64 > cwnd + 3.0, "flight {flight} cwnd {cwnd}");
+    }
+}
+
+#[test]
+fn overhead_delays_sends_by_a_random_fraction() {
+    // ns-2 `overhead_`: a send triggered by an ACK waits U[0, overhead); the fast
+    // retransmission does not. Each flow's delays come from its own stream.
+    let cfg = TcpConfig {
+        overhead: ms(5),
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let run = |seed: u64| {
+        let mut w = Wire::new(&cfg, ms(20));
+        w.sender = Sender::new(1, &cfg).with_rng(SimRng::new(seed, 7));
+        w.drop_first_tx_of(&[60]);
+        w.start(None);
+        w.run_until(at(2_000));
+        w
+    };
+    let w = run(1);
+    // Without delay every send happens at an ACK arrival: 40 ms multiples of the start
+    // (RTT 40 ms, no bottleneck); with it, sends leave off that grid, by less than 5 ms.
+    let off: Vec<u64> = w.sent.iter().map(|s| s.t.0 % 1_000_000).collect();
+    assert!(off.iter().filter(|&&o| o != 0).count() > w.sent.len() / 2);
+    assert_eq!(w.sender.stats().fast_retransmits, 1);
+    assert!(w.sender.stats().segments_sent > 300);
+    let again = run(1);
+    let other = run(2);
+    let times = |w: &Wire| w.sent.iter().map(|s| s.t).collect::<Vec<_>>();
+    assert_eq!(times(&w), times(&again), "same stream, same delays");
+    assert_ne!(times(&w), times(&other));
+}
+
+#[test]
+fn trace_records_acks_and_timeouts_only_when_enabled() {
+    let cfg = TcpConfig {
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(30));
+    w.sender.enable_trace();
+    w.drop_first_tx_of(&[100, 102, 104]);
+    w.start(None);
+    w.run_until(at(3_000));
+    let s = w.sender.stats().clone();
+    let t = w.sender.take_trace().unwrap();
+    assert_eq!(t.len() as u64, s.acks_received + s.timeouts);
+    assert_eq!(
+        t.event
+            .iter()
+            .filter(|e| **e == TraceEvent::Timeout)
+            .count() as u64,
+        s.timeouts
+    );
+    assert_eq!(*t.retransmits.last().unwrap(), s.retransmits);
+    assert!(t.t_s.windows(2).all(|p| p[0] <= p[1]));
+    assert!(w.sender.take_trace().is_none(), "taken");
+    let mut quiet = Wire::new(&cfg, ms(30));
+    quiet.start(None);
+    quiet.run_until(at(500));
+    assert!(quiet.sender.take_trace().is_none());
+}
+
+// ---------------------------------------------------------------- ECN
+
+fn ecn_wire() -> Wire {
+    ecn_wire_with(true)
+}
+
+/// An ECN flow in congestion avoidance at 1.99 s (RTT 100 ms, no marks yet).
+fn ecn_wire_with(ecn_backoff: bool) -> Wire {
+    let cfg = TcpConfig {
+        ecn: true,
+        ecn_backoff,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(1_990));
+    w
+}
+
+/// CE-marks every data packet sent in `[from, to)`.
+fn mark_between(w: &mut Wire, from: SimTime, to: SimTime) {
+    w.fate = Box::new(move |_, t| {
+        if t >= from && t < to {
+            Fate::Mark
+        } else {
+            Fate::Pass
+        }
+    });
+}
+
+/// The time between consecutive data packets sent in `(from, to)`, ns.
+fn send_gaps(w: &Wire, from: SimTime, to: SimTime) -> Vec<u64> {
+    let sends: Vec<SimTime> = w
+        .sent
+        .iter()
+        .map(|x| x.t)
+        .filter(|&t| t > from && t < to)
+        .collect();
+    sends.windows(2).map(|p| p[1].since(p[0]).0).collect()
+}
+
+#[test]
+fn ecn_halves_once_per_window() {
+    let mut w = ecn_wire();
+    assert!(w.sent.iter().all(|s| s.pkt.ecn == Ecn::Ect));
+    // Mark every packet of the window sent at t = 2 s.
+    w.fate = Box::new(|_, t| {
+        if t == at(2_000) {
+            Fate::Mark
+        } else {
+            Fate::Pass
+        }
+    });
+    let mut checked = false;
+    loop {
+        let win = congestion::usable_window(w.sender.cwnd(), 0);
+        if !w.step(at(4_000)) {
+            break;
+        }
+        if w.sender.stats().ecn_reductions == 1 && !checked {
+            assert_eq!(w.sender.ssthresh(), Some((win / 2).max(2)));
+            assert_eq!(w.sender.cwnd(), (win / 2).max(2) as f64);
+            checked = true;
+        }
+    }
+    assert!(checked);
+    let s = w.sender.stats();
+    assert_eq!(s.ecn_reductions, 1, "a whole window of ECEs must cut once");
+    assert_eq!((s.retransmits, s.timeouts), (0, 0));
+    let cwr: Vec<&_> = w.sent.iter().filter(|s| s.pkt.cwr).collect();
+    assert_eq!(cwr.len(), 1);
+    assert_eq!(
+        cwr[0].t,
+        at(2_100),
+        "CWR rides on the first packet after the cut"
+    );
+    assert_eq!(w.receiver.stats().ce_received, w.sent_at(at(2_000)) as u64);
+}
+
+#[test]
+fn persistent_ecn_cuts_at_most_once_per_rtt() {
+    let mut w = ecn_wire();
+    mark_between(&mut w, at(2_000), at(3_000));
+    w.run_until(at(2_990));
+    assert_eq!(
+        w.sender.cwnd(),
+        1.0,
+        "the window is one segment while the marks last"
+    );
+    w.run_until(at(3_200));
+    let s = w.sender.stats();
+    // Ten RTTs of marks: one cut per RTT at most; the window halves down to one segment
+    // (ssthresh keeps its floor of 2), and then (RFC 3168 §6.1.2) each further ECN-Echo
+    // holds new data for a retransmit timeout, so cuts come less than once per RTT.
+    assert!((5..=9).contains(&s.ecn_reductions), "{}", s.ecn_reductions);
+    assert!(w.receiver.stats().ce_received > 3 * s.ecn_reductions);
+    assert_eq!((s.retransmits, s.timeouts), (0, 0));
+    assert_eq!(w.sender.ssthresh(), Some(2));
+    // Once the window is one segment, consecutive packets are at least an RTO apart.
+    let late: Vec<SimTime> = w
+        .sent
+        .iter()
+        .map(|x| x.t)
+        .filter(|&t| t > at(2_600) && t < at(3_000))
+        .collect();
+    assert!(
+        late.len() <= 2,
+        "at one segment under marks, sends are spaced by the RTO: {late:?}"
+    );
+}
+
+#[test]
+fn repeated_ecn_at_one_segment_backs_off_exponentially() {
+    // Marks from 2 s on: the window falls to one segment, then each ECE-carrying ACK holds
+    // new data for an RTO that doubles every time (ns-2 `ecn_backoff_`); the first ACK
+    // without ECE ends the backoff.
+    let mut w = ecn_wire();
+    mark_between(&mut w, at(2_000), at(12_000));
+    w.run_until(at(12_000));
+    let gaps = send_gaps(&w, at(2_500), SimTime(u64::MAX));
+    assert!(gaps.len() >= 3, "{gaps:?}");
+    // Each gap is (RTT +) the held RTO, which doubles: strictly growing, about x2.
+    for g in gaps.windows(2) {
+        let ratio = g[1] as f64 / g[0] as f64;
+        assert!((1.6..=2.4).contains(&ratio), "gaps {gaps:?}");
+    }
+    assert_eq!(w.sender.stats().timeouts, 0);
+    // Unmarked again: backoff cleared by the first ACK without ECE; the window reopens.
+    w.run_until(at(90_000));
+    assert_eq!(w.sender.rtt().backoff(), 1);
+    assert!(w.sender.cwnd() > 4.0, "{}", w.sender.cwnd());
+
+    // With `ecn_backoff = false` the holds stay one RTO: equal gaps.
+    let mut w = ecn_wire_with(false);
+    mark_between(&mut w, at(2_000), at(12_000));
+    w.run_until(at(12_000));
+    let gaps = send_gaps(&w, at(4_000), at(11_000));
+    assert!(gaps.len() >= 5, "{gaps:?}");
+    let (lo, hi) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
+    assert!(*hi as f64 <= 1.2 * *lo as f64, "gaps {gaps:?}");
+}
+
+#[test]
+fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
+    let mut w = ecn_wire();
+    // The window sent at 2 s: its first packet is lost, the rest are CE-marked.
+    let mut first = true;
+    w.fate = Box::new(move |_, t| {
+        if t != at(2_000) {
+            Fate::Pass
+        } else if std::mem::take(&mut first) {
+            Fate::Drop
+        } else {
+            Fate::Mark
+        }
+    });
+    let win = loop {
+        let win = congestion::usable_window(w.sender.cwnd(), 0);
+        assert!(w.step(at(4_000)));
+        if w.sender.stats().ecn_reductions == 1 {
+            break win;
+        }
+    };
+    let cut = (win / 2).max(2);
+    w.run_until(at(4_000));
+    let s = w.sender.stats();
+    // The first duplicate ACK carries ECE and cuts; the third retransmits without a
+    // second reduction (ns-2: last_cwnd_action_ == CWND_ACTION_ECN).
+    assert_eq!(s.ecn_reductions, 1);
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!((s.retransmits, s.timeouts), (1, 0));
+    // ssthresh is still the ECN cut: no later signal changed it.
+    assert_eq!(w.sender.ssthresh(), Some(cut));
+}
+
+// ---------------------------------------------------------------- receiver interplay
+
+#[test]
+fn delayed_acks_halve_the_ack_count() {
+    let run = |delayed_ack: bool| {
+        let cfg = TcpConfig {
+            delayed_ack,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(10));
+        w.start(Some(1_000));
+        w.run_until(at(30_000));
+        assert!(w.sender.is_complete());
+        assert_eq!(w.receiver.delivered_segments(), 1_000);
+        (w.receiver.stats().acks_sent, w.sender.stats().acks_received)
+    };
+    let (plain, plain_rx) = run(false);
+    assert_eq!(plain, 1_000);
+    assert_eq!(plain_rx, 1_000);
+    let (del, _) = run(true);
+    assert!((500..=520).contains(&del), "{del}");
+}
+
+#[test]
+fn finite_transfer_completes_and_refetches() {
+    let mut w = Wire::new(&TcpConfig::default(), ms(50));
+    w.start(Some(10));
+    w.run_until(at(1_000));
+    // Rounds of 2, 4 and the last 4 segments: done when the third round is ACKed.
+    assert!(w.sender.is_complete());
+    assert_eq!(w.sender.stats().completed_at, Some(at(300)));
+    assert_eq!(w.sender.stats().segments_sent, 10);
+    assert_eq!(w.sender.next_timer(), None, "no timer while idle");
+    // A second fetch of 6 segments in slow start: 2 then 4, done two RTTs later.
+    w.sender.restart_slow_start();
+    assert_eq!(w.sender.cwnd(), 2.0);
+    let now = w.now;
+    let mut buf = Vec::new();
+    w.sender.add_segments(now, 6, &mut |p| buf.push(p));
+    assert_eq!(buf.len(), 2);
+    assert!(!w.sender.is_complete());
+    assert_eq!(w.sender.stats().completed_at, None);
+    // Feed the emitted packets through the wire by hand.
+    let mut w2 = w;
+    for p in buf {
+        w2.receiver.on_data(now + ms(50), &p, &mut |a| {
+            let mut out = Vec::new();
+            w2.sender.on_ack(now + ms(100), &a, &mut |d| out.push(d));
+            for d in out {
+                w2.sent.push(super::super::wire::Sent {
+                    t: now + ms(100),
+                    seq: d.seq,
+                    pkt: d,
+                });
+            }
+        });
+    }
+    let second: Vec<&_> = w2.sent.iter().filter(|s| s.t == now + ms(100)).collect();
+    assert_eq!(second.len(), 4);
+    let mut tail = Vec::new();
+    for s in &second {
+        w2.receiver
+            .on_data(now + ms(150), &s.pkt, &mut |a| tail.push(a));
+    }
+    for a in tail {
+        w2.sender
+            .on_ack(now + ms(200), &a, &mut |_| panic!("nothing left"));
+    }
+    assert!(w2.sender.is_complete());
+    assert_eq!(w2.sender.stats().completed_at, Some(now + ms(200)));
+    assert_eq!(w2.sender.stats().completions, 2);
+    assert_eq!(w2.receiver.delivered_segments(), 16);
+}
+
+#[test]
+fn data_packet_fields_and_rtt_labels() {
+    for (label, want_min) in [(RttLabel::Srtt, false), (RttLabel::Min, true)] {
+        let cfg = TcpConfig {
+            rtt_label: label,
+            ecn: true,
+            mss: 1460,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        // RTT grows with a 1 Mbps bottleneck queue, so srtt and min differ.
+        w.rate_bps = Some(1_000_000);
+        w.start(None);
+        w.run_until(at(2_000));
+        let first = &w.sent[0].pkt;
+        assert_eq!(
+            first.rtt_label,
+            SimDuration::ZERO,
+            "no label before the first sample"
+        );
+        assert_eq!(first.kind, PacketKind::Data);
+        assert_eq!((first.flow, first.id, first.hop), (1, 0, 0));
+        assert_eq!(first.size_bytes, 1460);
+        assert_eq!(first.ecn, Ecn::Ect);
+        let last = &w.sent.last().unwrap().pkt;
+        assert_eq!((last.ts, last.created), (w.sent.last().unwrap().t, last.ts));
+        let min = w.sender.rtt().min_rtt().unwrap();
+        let srtt = w.sender.rtt().srtt().unwrap();
+        // Base RTT 100 ms plus one 11.68 ms serialisation.
+        assert_eq!(min, ms(100) + SimDuration::transmission(1460, 1_000_000));
+        assert!(srtt > min + ms(50), "{srtt} vs {min}");
+        let want = if want_min { min } else { srtt };
+        assert_eq!(last.rtt_label, want);
+    }
+    let plain = Wire::new(&TcpConfig::default(), ms(1));
+    let mut p = plain;
+    p.start(Some(1));
+    assert_eq!(p.sent[0].pkt.rtt_label, SimDuration::ZERO);
+    assert_eq!(p.sent[0].pkt.ecn, Ecn::NotEct);
+}
+
+#[test]
+fn probes_report_window_and_rtt() {
+    let mut w = Wire::new(&TcpConfig::default(), ms(50));
+    w.start(None);
+    w.run_until(at(150));
+    let mut got = Vec::new();
+    w.sender.probe(&mut |n, v| got.push((n, v)));
+    let get = |n: &str| got.iter().find(|(k, _)| *k == n).unwrap().1;
+    assert_eq!(get("cwnd"), 4.0);
+    assert_eq!(get("ssthresh"), 0.0);
+    assert_eq!(get("srtt_ms"), 100.0);
+    assert_eq!(get("flight"), 4.0);
+    // Two 100 ms samples: rttvar = 50 then 3/4·50 = 37.5; RTO = 100 + 4·37.5 = 250 ms.
+    assert_eq!(get("rto_ms"), 250.0);
+}
+
+// ---------------------------------------------------------------- Mathis et al.
+
+/// Goodput under Bernoulli loss p against MSS·sqrt(3/2)/(RTT·sqrt(p)) (Mathis, Semke,
+/// Mahdavi, Ott 1997), with no queueing and no receiver cap.
+fn mathis(variant: Variant) -> f64 {
+    let cfg = TcpConfig {
+        variant,
+        ..TcpConfig::default()
+    };
+    let p = 0.01;
+    let rtt = 0.1;
+    let mut w = Wire::new(&cfg, ms(50));
+    w.record = false;
+    let mut rng = SimRng::new(11, 3);
+    w.fate = Box::new(move |_, _| {
+        if rng.uniform() < p {
+            Fate::Drop
+        } else {
+            Fate::Pass
+        }
+    });
+    w.start(None);
+    w.run_until(at(20_000));
+    let d0 = w.receiver.delivered_segments();
+    w.run_until(at(620_000));
+    let goodput = (w.receiver.delivered_segments() - d0) as f64 * 1000.0 / 600.0;
+    let model = 1000.0 * (1.5f64).sqrt() / (rtt * p.sqrt());
+    goodput / model
+}
+
+#[test]
+fn mathis_formula_reno_newreno_and_sack() {
+    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let r = mathis(v);
+        eprintln!("{v:?}: goodput/model = {r}");
+        assert!((0.75..=1.25).contains(&r), "{v:?}: goodput/model = {r}");
+    }
+}
