@@ -59,8 +59,7 @@ def test_pie_run_file_writes_every_parameter_and_the_resolved_flows():
     assert (q["A"], q["B"]) == ("0.125", "1.25")
     assert q["UseDequeueRateEstimator"] == "false"  # aqmlab's default estimator: timestamp
     d = _lines(text, "default")
-    # ns-3's RFC 5681 Reno, as aqmlab's (not TcpLinuxReno: cwnd/2, whole-segment counting)
-    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpNewReno"
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpLinuxReno"
     assert d["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
     assert d["ns3::TcpSocketBase::Sack"] == "true"
     assert d["ns3::TcpSocket::SegmentSize"] == "958"  # 1000 bytes on the wire

@@ -12,15 +12,12 @@ Sizes: aqmlab's ``mss`` is the packet on the wire; ns-3's segment size is the TC
 bytes per data packet on the bottleneck.
 
 TCP (ns-3 settings are global, so every group must agree on them): ``cc`` reno, cubic and dctcp
-are ns-3's ``TcpNewReno`` (RFC 5681 arithmetic: ``ssthresh`` from the flight size and
-``SMSS²/cwnd`` per ACK, as aqmlab's Reno; ``TcpLinuxReno`` halves ``cwnd`` and counts ACKs in
-whole segments, and on a 10-flow DropTail dumbbell drops a quarter more), ``TcpCubic`` (HyStart
-off: aqmlab's CUBIC has none) and ``TcpDctcp``; ``variant`` newreno and sack are classic fast
-recovery (``TcpClassicRecovery``, not ns-3's default PRR) without and with SACK. Timestamps
-off, an ACK per segment (``delayed_ack``: ns-3's ``DelAckCount`` 2 and ``DelAckTimeout``),
-buffers large enough that only the congestion window limits a flow. ns-3 opens each connection
-with a SYN, whose timeout is ``initial_rto`` (``ConnTimeout``); aqmlab starts sending data at
-once.
+are ns-3's ``TcpLinuxReno``, ``TcpCubic`` (HyStart off: aqmlab's CUBIC has none) and
+``TcpDctcp``; ``variant`` newreno and sack are classic fast recovery (``TcpClassicRecovery``, not
+ns-3's default PRR) without and with SACK. Timestamps off, an ACK per segment (``delayed_ack``:
+ns-3's ``DelAckCount`` 2 and ``DelAckTimeout``), buffers large enough that only the congestion
+window limits a flow. ns-3 opens each connection with a SYN, whose timeout is ``initial_rto``
+(``ConnTimeout``); aqmlab starts sending data at once.
 
 Keys that choose between aqmlab's own readings of the RFCs (``tcp.model``,
 ``tcp.cubic_friendly``) are aqmlab's side only: ns-3 runs its one implementation (Linux-like:
@@ -55,7 +52,7 @@ QDISCS = {
     "pie": "ns3::PieQueueDisc",
     "fq_codel": "ns3::FqCoDelQueueDisc",
 }
-CCS = {"reno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "dctcp": "ns3::TcpDctcp"}
+CCS = {"reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "dctcp": "ns3::TcpDctcp"}
 VARIANTS = {"newreno": False, "sack": True}  # variant → SACK
 #: TCP keys that pick one of aqmlab's own readings; ns-3 runs its own implementation.
 AQMLAB_ONLY_TCP = {"model", "cubic_friendly"}
