@@ -94,11 +94,6 @@ impl SimRng {
         }
     }
 
-    /// Exponentially distributed with the given mean.
-    pub fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (1.0 - self.uniform()).ln()
-    }
-
     /// Pareto distributed with the given mean and shape (> 1), as ns-2's Pareto on/off source:
     /// scale = mean·(shape−1)/shape, value = scale / U^(1/shape).
     pub fn pareto(&mut self, mean: f64, shape: f64) -> f64 {

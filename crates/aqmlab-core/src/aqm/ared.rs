@@ -50,36 +50,19 @@ use crate::error::{check, ScenarioError};
 use crate::qdisc::Qdisc;
 use crate::time::SimDuration;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Minimum threshold, packets (bytes if bytes = true); default auto = max(5, target_delay C /
-    /// 2).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub min_th: Option<f64>,
-    /// Maximum threshold, packets (bytes if bytes = true); default 3 min_th.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_th: Option<f64>,
-    /// Initial max_p, in (0, 1].
-    pub max_p: f64,
-    /// EWMA weight, in (0, 1], or "auto" = 1 - exp(-1/C) (default).
-    pub w_q: QueueWeight,
-    /// ns-2 wait_: spread early drops evenly.
-    pub wait: bool,
-    /// Gentle region between max_th and 2 max_th.
-    pub gentle: bool,
-    /// Byte mode (queue, thresholds and average in bytes).
-    pub bytes: bool,
-    /// Mark ECN-capable packets instead of dropping them early.
-    pub ecn: bool,
-    /// Forced decisions always drop, even with ECN.
-    pub hard_drop: bool,
-    /// Mean packet size, bytes (default: the link's typical packet size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_pkt_size: Option<u32>,
-    /// Packet size for idle-time decay, bytes (default mean_pkt_size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub idle_pkt_size: Option<u32>,
+red::red_family_params! {
+    pub struct Params {
+        /// Minimum threshold of the average queue, packets (bytes if bytes = true); default
+        /// auto = max(5, target_delay C / 2).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_th: Option<f64>,
+        /// Maximum threshold of the average queue, packets (bytes if bytes = true); default
+        /// 3 min_th.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_th: Option<f64>,
+        /// Initial max_p, in (0, 1].
+        pub max_p: f64,
+        ..shared..
     /// Queueing delay the automatic thresholds aim at (duration).
     pub target_delay: SimDuration,
     /// Minimum time between two max_p changes (duration).
@@ -96,6 +79,7 @@ pub struct Params {
     pub bottom: Option<f64>,
     /// Round-trip time used by the automatic bottom (duration).
     pub rtt: SimDuration,
+}
 }
 
 impl Default for Params {
@@ -157,17 +141,8 @@ impl Params {
             ),
         };
         red::Params {
-            min_th,
-            max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            wait: self.wait,
-            gentle: self.gentle,
-            bytes: self.bytes,
-            ecn: self.ecn,
-            hard_drop: self.hard_drop,
             mean_pkt_size: Some(mean),
-            idle_pkt_size: self.idle_pkt_size,
+            ..self.red_params(min_th, max_th, self.max_p)
         }
     }
 }
@@ -178,38 +153,19 @@ impl AlgorithmParams for Params {
     const SOURCE: &'static str =
         "Floyd, Gummadi, Shenker 2001 'Adaptive RED'; ns-3 RedQueueDisc ARED = true semantics";
     fn validate(&self) -> Result<(), ScenarioError> {
-        if let Some(lo) = self.min_th {
-            check(
-                lo.is_finite() && lo > 0.0,
-                "min_th",
-                lo,
-                "a positive number (packets, or bytes when bytes = true)",
-            )?;
-        }
-        if let Some(hi) = self.max_th {
-            let Some(lo) = self.min_th else {
+        match (self.min_th, self.max_th) {
+            (Some(lo), hi) => red::check_thresholds(lo, hi.unwrap_or(3.0 * lo))?,
+            (None, Some(hi)) => {
                 return Err(ScenarioError::new(
                     "max_th",
                     hi.to_string(),
                     "only together with min_th (or leave both automatic)",
-                ));
-            };
-            check(
-                hi.is_finite() && hi > lo,
-                "max_th",
-                hi,
-                &format!("a number greater than min_th = {lo}"),
-            )?;
+                ))
+            }
+            (None, None) => {}
         }
-        let mut common = red::Params {
-            max_p: self.max_p,
-            w_q: self.w_q,
-            mean_pkt_size: self.mean_pkt_size,
-            idle_pkt_size: self.idle_pkt_size,
-            ..red::Params::default()
-        };
-        common.min_th = 1.0;
-        common.check_common(false)?;
+        // The thresholds are checked above (they may be automatic).
+        self.red_params(1.0, 3.0, self.max_p).check_common(false)?;
         check(
             self.target_delay > SimDuration::ZERO,
             "target_delay",

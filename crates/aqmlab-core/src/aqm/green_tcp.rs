@@ -633,7 +633,7 @@ mod tests {
         assert_eq!(b, ALPHA_MIN);
         // ... and the law recovers from the floor.
         assert!(alpha_step(b, 0.5, 0, 0.95, 0.98, 3.0) > b);
-        // An infinite alpha (no longer reachable) would mean no early drop, not p = 1.
+        // An infinite alpha (which the law cannot reach) would mean no early drop, not p = 1.
         assert_eq!(
             drop_probability(5.0, 1000.0, 1.31, f64::INFINITY, 1.25e6, 0.1),
             0.0

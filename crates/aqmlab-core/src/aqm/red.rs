@@ -195,37 +195,90 @@ impl<'de> Deserialize<'de> for QueueWeight {
     }
 }
 
-/// Configuration of `kind = "red"`; also the common part of the other RED kinds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Minimum threshold of the average queue, packets (bytes if bytes = true).
-    pub min_th: f64,
-    /// Maximum threshold of the average queue, packets (bytes if bytes = true).
-    pub max_th: f64,
-    /// Drop probability at max_th (ns-2 1/linterm_), in (0, 1].
-    pub max_p: f64,
-    /// EWMA weight of the average queue, in (0, 1], or ns-3's automatic settings (C = link rate
-    /// in mean packets/s): "auto" = 1 - exp(-1/C) (QW 0); "auto_fast" = 1 - exp(-10/C) (QW -2);
-    /// { auto_rtt = "<link delay>" } = 1 - exp(-1/(10 rtt C)), rtt = max(100ms, 3 (delay + 1/C))
-    /// (QW -1).
-    pub w_q: QueueWeight,
-    /// ns-2 wait_: spread early drops evenly (p_b/(2 - count p_b)).
-    pub wait: bool,
-    /// Gentle RED (GRED): p rises from max_p to 1 between max_th and 2 max_th.
-    pub gentle: bool,
-    /// Byte mode: queue, thresholds and average in bytes, p scaled by size/mean_pkt_size.
-    pub bytes: bool,
-    /// Mark ECN-capable packets instead of dropping them early.
-    pub ecn: bool,
-    /// Forced decisions (avg above max_th) always drop, even with ECN.
-    pub hard_drop: bool,
-    /// Mean packet size, bytes (default: the link's typical packet size; ns-2/ns-3 500).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_pkt_size: Option<u32>,
-    /// Packet size assumed for idle-time decay of the average, bytes (default mean_pkt_size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub idle_pkt_size: Option<u32>,
+/// Declares the parameter table of a kind built on RED (`red`, `ared`, `self_config_red`):
+/// the kind's own leading fields (thresholds, `max_p`), then the knobs every such kind shares,
+/// declared and documented here once, then the kind's trailing fields. Also gives the kind
+/// `red_params`, the `red::Params` its RED core is built from.
+macro_rules! red_family_params {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$lead_meta:meta])* pub $lead:ident: $lead_ty:ty,)*
+            ..shared..
+            $($(#[$tail_meta:meta])* pub $tail:ident: $tail_ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            $($(#[$lead_meta])* pub $lead: $lead_ty,)*
+            /// EWMA weight of the average queue, in (0, 1], or ns-3's automatic settings (C =
+            /// link rate in mean packets/s): "auto" = 1 - exp(-1/C) (QW 0); "auto_fast" =
+            /// 1 - exp(-10/C) (QW -2); { auto_rtt = "<link delay>" } = 1 - exp(-1/(10 rtt C)),
+            /// rtt = max(100ms, 3 (delay + 1/C)) (QW -1).
+            pub w_q: $crate::aqm::red::QueueWeight,
+            /// ns-2 wait_: spread early drops evenly (p_b/(2 - count p_b)).
+            pub wait: bool,
+            /// Gentle RED (GRED): p rises from max_p to 1 between max_th and 2 max_th.
+            pub gentle: bool,
+            /// Byte mode: queue, thresholds and average in bytes, p scaled by size/mean_pkt_size.
+            pub bytes: bool,
+            /// Mark ECN-capable packets instead of dropping them early.
+            pub ecn: bool,
+            /// Forced decisions (avg above max_th) always drop, even with ECN.
+            pub hard_drop: bool,
+            /// Mean packet size, bytes (default: the mean data packet size of the flows that
+            /// cross the link; ns-2/ns-3 500).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mean_pkt_size: Option<u32>,
+            /// Packet size assumed for idle-time decay of the average, bytes (default
+            /// mean_pkt_size).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub idle_pkt_size: Option<u32>,
+            $($(#[$tail_meta])* pub $tail: $tail_ty,)*
+        }
+
+        impl $name {
+            /// The RED core's parameters: these shared knobs with the given thresholds and
+            /// `max_p`.
+            #[allow(dead_code)]
+            pub(crate) fn red_params(
+                &self,
+                min_th: f64,
+                max_th: f64,
+                max_p: f64,
+            ) -> $crate::aqm::red::Params {
+                $crate::aqm::red::Params {
+                    min_th,
+                    max_th,
+                    max_p,
+                    w_q: self.w_q,
+                    wait: self.wait,
+                    gentle: self.gentle,
+                    bytes: self.bytes,
+                    ecn: self.ecn,
+                    hard_drop: self.hard_drop,
+                    mean_pkt_size: self.mean_pkt_size,
+                    idle_pkt_size: self.idle_pkt_size,
+                }
+            }
+        }
+    };
+}
+pub(crate) use red_family_params;
+
+red_family_params! {
+    /// Configuration of `kind = "red"`; also what the other RED kinds build their core from.
+    pub struct Params {
+        /// Minimum threshold of the average queue, packets (bytes if bytes = true).
+        pub min_th: f64,
+        /// Maximum threshold of the average queue, packets (bytes if bytes = true).
+        pub max_th: f64,
+        /// Drop probability at max_th (ns-2 1/linterm_), in (0, 1].
+        pub max_p: f64,
+        ..shared..
+    }
 }
 
 impl Default for Params {
@@ -1119,6 +1172,37 @@ pub(crate) mod tests {
         // Defaults round-trip through the table form.
         let c = parse("kind='red'").unwrap();
         assert_eq!(AqmConfig::from_table(c.to_table()).unwrap().kind(), "red");
+    }
+
+    /// One rule for the thresholds (`check_thresholds`), in every kind built on RED's average:
+    /// the same keys refused with the same words, the same tables accepted.
+    #[test]
+    fn every_red_based_kind_checks_thresholds_by_the_one_rule() {
+        let parse = |s: &str| AqmConfig::from_table(toml::from_str(s).unwrap());
+        let red_words = |t: &str| parse(&format!("kind='red'\n{t}")).unwrap_err().allowed;
+        let kinds = [
+            "red",
+            "nlred",
+            "self_config_red",
+            "ared",
+            "chablis",
+            "sfred",
+            "fred",
+            "choke",
+        ];
+        for kind in kinds {
+            for bad in ["min_th=0\nmax_th=15", "min_th=-1\nmax_th=15", "min_th=nan\nmax_th=15"] {
+                let e = parse(&format!("kind='{kind}'\n{bad}")).unwrap_err();
+                assert_eq!((kind, e.path.as_str()), (kind, "min_th"), "{bad}");
+                assert_eq!(e.allowed, red_words(bad), "{kind}: {bad}");
+            }
+            for bad in ["min_th=20\nmax_th=10", "min_th=5\nmax_th=inf"] {
+                let e = parse(&format!("kind='{kind}'\n{bad}")).unwrap_err();
+                assert_eq!((kind, e.path.as_str()), (kind, "max_th"), "{bad}");
+                assert_eq!(e.allowed, red_words(bad), "{kind}: {bad}");
+            }
+            assert!(parse(&format!("kind='{kind}'\nmin_th=5\nmax_th=15")).is_ok(), "{kind}");
+        }
     }
 
     #[test]

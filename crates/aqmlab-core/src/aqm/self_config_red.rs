@@ -38,42 +38,25 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::red::{self, Adapt, Curve, QueueWeight};
+use super::red::{self, Adapt, Curve};
 use super::{AlgorithmParams, BuildContext};
 use crate::error::{check, ScenarioError};
 use crate::qdisc::Qdisc;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Minimum threshold, packets (bytes if bytes = true).
-    pub min_th: f64,
-    /// Maximum threshold, packets (bytes if bytes = true).
-    pub max_th: f64,
-    /// Initial max_p, in (0, 1] (paper 004: 0.02).
-    pub max_p: f64,
-    /// EWMA weight, in (0, 1], or "auto".
-    pub w_q: QueueWeight,
-    /// ns-2 wait_: spread early drops evenly.
-    pub wait: bool,
-    /// Gentle region between max_th and 2 max_th.
-    pub gentle: bool,
-    /// Byte mode (queue, thresholds and average in bytes).
-    pub bytes: bool,
-    /// Mark ECN-capable packets instead of dropping them early.
-    pub ecn: bool,
-    /// Forced decisions always drop, even with ECN.
-    pub hard_drop: bool,
-    /// Mean packet size, bytes (default: the link's typical packet size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_pkt_size: Option<u32>,
-    /// Packet size for idle-time decay, bytes (default mean_pkt_size).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub idle_pkt_size: Option<u32>,
-    /// Max_p is divided by alpha when avg falls below min_th (paper: 3).
-    pub alpha: f64,
-    /// Max_p is multiplied by beta when avg rises above max_th (paper: 2).
-    pub beta: f64,
+red::red_family_params! {
+    pub struct Params {
+        /// Minimum threshold of the average queue, packets (bytes if bytes = true).
+        pub min_th: f64,
+        /// Maximum threshold of the average queue, packets (bytes if bytes = true).
+        pub max_th: f64,
+        /// Initial max_p, in (0, 1] (paper 004: 0.02).
+        pub max_p: f64,
+        ..shared..
+        /// Max_p is divided by alpha when avg falls below min_th (paper: 3).
+        pub alpha: f64,
+        /// Max_p is multiplied by beta when avg rises above max_th (paper: 2).
+        pub beta: f64,
+    }
 }
 
 impl Default for Params {
@@ -99,19 +82,7 @@ impl Default for Params {
 
 impl Params {
     fn common(&self) -> red::Params {
-        red::Params {
-            min_th: self.min_th,
-            max_th: self.max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            wait: self.wait,
-            gentle: self.gentle,
-            bytes: self.bytes,
-            ecn: self.ecn,
-            hard_drop: self.hard_drop,
-            mean_pkt_size: self.mean_pkt_size,
-            idle_pkt_size: self.idle_pkt_size,
-        }
+        self.red_params(self.min_th, self.max_th, self.max_p)
     }
 }
 
@@ -149,6 +120,7 @@ impl AlgorithmParams for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::red::QueueWeight;
     use crate::aqm::{Aqm, AqmConfig, QueueView};
     use crate::net::packet::Packet;
     use crate::qdisc::BufferLimit;

@@ -10,7 +10,8 @@
 //! pending event per owner), so a run is a pure function of the scenario.
 
 use crate::engine::queue::EventQueue;
-use crate::net::link::{Link, LinkHook, Next};
+use crate::net::link::{Link, Next};
+use crate::net::link_hook::LinkHook;
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::pipe::{NodeRef, PipeSlab};
 use crate::net::topology::LinkId;

@@ -9,7 +9,7 @@
 
 use crate::metrics::packet_trace::{Event, PacketTrace};
 use crate::metrics::DelayHistogram;
-use crate::net::link::LinkHook;
+use crate::net::link_hook::LinkHook;
 use crate::net::packet::Packet;
 use crate::qdisc::Reason;
 use crate::time::SimTime;

@@ -29,10 +29,7 @@ use crate::qdisc::Reason;
 use crate::scenario::TraceSpec;
 use crate::time::SimTime;
 
-pub use crate::net::packet_trace::Event;
-
-/// Events per traced link unless `trace.max_events` says otherwise.
-pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
+pub use crate::net::link_hook::Event;
 
 /// One traced link's events, column by column.
 #[derive(Clone, Debug, Default)]
@@ -210,8 +207,8 @@ mod tests {
     use super::*;
     use crate::aqm::droptail::DropTail;
     use crate::metrics::LinkProbe;
-    use crate::net::link::LinkHook;
-    use crate::net::packet_trace::{dequeue, enqueue};
+    use crate::net::link_hook::LinkHook;
+    use crate::net::link_hook::{dequeue, enqueue};
     use crate::qdisc::{BufferLimit, SingleQueue};
     use crate::rng::SimRng;
 

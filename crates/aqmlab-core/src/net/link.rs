@@ -28,46 +28,14 @@
 
 use std::borrow::Cow;
 
+use crate::net::link_hook::{self, LinkHook};
 use crate::net::packet::{FlowId, Packet};
-use crate::net::packet_trace::{self, Event};
 use crate::net::pipe::{NodeRef, Pipe, PipeSlab};
 use crate::net::topology::{LinkRole, LinkSpec, NodeId};
 use crate::qdisc::{ArithmeticQueue, Backlog, Outcome, Reason};
 use crate::qdisc::{BufferLimit, FlowCounters, Qdisc, QdiscStats};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
-
-/// What a link reports to whoever measures it (the run's recorder: `metrics::LinkProbe`),
-/// in time order. The link keeps no measurement state of its own: every call that may move a
-/// packet takes the link's hook, `None` on a link nobody measures.
-pub trait LinkHook {
-    /// From `now` on, `len` packets wait in the queue.
-    fn queue(&mut self, now: SimTime, len: u64);
-    /// `pkt` leaves the queue: its transmission starts at `start`.
-    fn departure(&mut self, start: SimTime, pkt: &Packet);
-    /// Whether the link reports each packet's fate too (`event`): a traced link.
-    fn traces(&self) -> bool;
-    /// A packet's fate at the queue, on a traced link: its enqueue, a drop (`queued`: of a
-    /// packet that had been queued) or a mark (`queued`: at dequeue).
-    fn event(
-        &mut self,
-        now: SimTime,
-        event: Event,
-        reason: Option<Reason>,
-        queued: bool,
-        pkt: &Packet,
-    );
-}
-
-/// The hook of a run nobody measures.
-impl LinkHook for () {
-    fn queue(&mut self, _: SimTime, _: u64) {}
-    fn departure(&mut self, _: SimTime, _: &Packet) {}
-    fn traces(&self) -> bool {
-        false
-    }
-    fn event(&mut self, _: SimTime, _: Event, _: Option<Reason>, _: bool, _: &Packet) {}
-}
 
 /// What the caller must schedule after offering a packet or finishing a transmission.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -371,7 +339,7 @@ impl Link {
         }
         match hook.as_deref_mut() {
             Some(h) if h.traces() => {
-                packet_trace::enqueue(h, &mut *self.qdisc, now, pkt, &mut self.rng)
+                link_hook::enqueue(h, &mut *self.qdisc, now, pkt, &mut self.rng)
             }
             _ => _ = self.qdisc.enqueue(now, pkt, &mut self.rng),
         }
@@ -480,7 +448,7 @@ impl Link {
             }
         };
         if let Some(h) = hook.as_deref_mut().filter(|h| h.traces()) {
-            packet_trace::arrival(h, now, outcome, pkt);
+            link_hook::arrival(h, now, outcome, pkt);
         }
         if let Outcome::Dropped(_) = outcome {
             // The queued form's transmitter, idle, asks the qdisc for a packet after every
@@ -681,7 +649,7 @@ impl Link {
     ) -> Next {
         let (dequeued, hook) = match hook {
             Some(h) if h.traces() => (
-                packet_trace::dequeue(h, &mut *self.qdisc, now, &mut self.rng),
+                link_hook::dequeue(h, &mut *self.qdisc, now, &mut self.rng),
                 Some(h),
             ),
             hook => (self.qdisc.dequeue(now, &mut self.rng, &mut |_, _| {}), hook),

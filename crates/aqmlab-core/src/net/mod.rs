@@ -2,7 +2,7 @@
 
 pub mod flow_map;
 pub mod link;
+pub mod link_hook;
 pub mod packet;
-pub mod packet_trace;
 pub mod pipe;
 pub mod topology;

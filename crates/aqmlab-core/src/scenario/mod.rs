@@ -383,8 +383,11 @@ pub struct TraceSpec {
     pub max_events: u64,
 }
 
+/// Events per traced link unless `trace.max_events` says otherwise.
+pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
+
 fn is_default_max_events(n: &u64) -> bool {
-    *n == crate::metrics::packet_trace::DEFAULT_MAX_EVENTS
+    *n == DEFAULT_MAX_EVENTS
 }
 
 impl Default for TraceSpec {
@@ -392,7 +395,7 @@ impl Default for TraceSpec {
         TraceSpec {
             flows: Vec::new(),
             links: Vec::new(),
-            max_events: crate::metrics::packet_trace::DEFAULT_MAX_EVENTS,
+            max_events: DEFAULT_MAX_EVENTS,
         }
     }
 }

@@ -1,13 +1,44 @@
-//! What a traced link reports about each packet at its egress queue (see
-//! `metrics::packet_trace` for what a trace is and the table it becomes): the event vocabulary
-//! and the qdisc calls that report every outcome to the link's hook (`LinkHook::event`). The
-//! log itself is the recorder's (`metrics::LinkProbe`), so the link keeps none.
+//! What a link reports to whoever measures it: the hook ([`LinkHook`]), the vocabulary of a
+//! traced link's packet events (see `metrics::packet_trace` for what a trace is and the table it
+//! becomes) and the qdisc calls that report every outcome to the hook. What is measured is the
+//! recorder's (`metrics::LinkProbe`), so the link keeps none of it.
 
-use crate::net::link::LinkHook;
 use crate::net::packet::{Ecn, Packet};
 use crate::qdisc::{Outcome, Qdisc, Reason};
 use crate::rng::SimRng;
 use crate::time::SimTime;
+
+/// What a link reports to whoever measures it (the run's recorder: `metrics::LinkProbe`),
+/// in time order. The link keeps no measurement state of its own: every call that may move a
+/// packet takes the link's hook, `None` on a link nobody measures.
+pub trait LinkHook {
+    /// From `now` on, `len` packets wait in the queue.
+    fn queue(&mut self, now: SimTime, len: u64);
+    /// `pkt` leaves the queue: its transmission starts at `start`.
+    fn departure(&mut self, start: SimTime, pkt: &Packet);
+    /// Whether the link reports each packet's fate too (`event`): a traced link.
+    fn traces(&self) -> bool;
+    /// A packet's fate at the queue, on a traced link: its enqueue, a drop (`queued`: of a
+    /// packet that had been queued) or a mark (`queued`: at dequeue).
+    fn event(
+        &mut self,
+        now: SimTime,
+        event: Event,
+        reason: Option<Reason>,
+        queued: bool,
+        pkt: &Packet,
+    );
+}
+
+/// The hook of a run nobody measures.
+impl LinkHook for () {
+    fn queue(&mut self, _: SimTime, _: u64) {}
+    fn departure(&mut self, _: SimTime, _: &Packet) {}
+    fn traces(&self) -> bool {
+        false
+    }
+    fn event(&mut self, _: SimTime, _: Event, _: Option<Reason>, _: bool, _: &Packet) {}
+}
 
 /// What happened to a packet (`event` column).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
