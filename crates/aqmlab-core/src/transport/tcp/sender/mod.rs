@@ -1,4 +1,7 @@
-//! The TCP sender: ns-2's one-way `Agent/TCP/Reno` and `Agent/TCP/Newreno`, sans-IO.
+//! The TCP sender, sans-IO: a one-way agent in ns-2's manner whose loss recovery (Reno,
+//! NewReno, SACK: `recovery/`), congestion controller (Reno, CUBIC, DCTCP: `congestion/`) and
+//! model-specific rules (`behaviour.rs`: the `rfc` and `ns2` bundles) are given to it. The
+//! behaviour below is the Reno/NewReno path; SACK's differences are in `recovery/sack.rs`.
 //!
 //! Sources: RFC 5681 (slow start, congestion avoidance, fast retransmit/fast recovery), RFC 6582
 //! (NewReno), RFC 6298 (timer, see `rtt.rs`), RFC 3168 (ECN), and ns-2 `tcp.cc`, `tcp-reno.cc`,
