@@ -173,8 +173,8 @@ BAD: list[tuple[str, list[tuple[str, str]], list[str], str, str]] = [
     ("override past a list", [], ["--set", "flows.3.count=1"], "flows.3", ""),
     ("override NaN", [], ["--set", "duration=nan"], "duration", ""),
     (
-        "min_th >= max_th",
-        [('qdisc = { kind = "droptail" }', RED.replace("min_th = 5", "min_th = 15"))],
+        "min_th > max_th",
+        [('qdisc = { kind = "droptail" }', RED.replace("min_th = 5", "min_th = 16"))],
         [],
         "bottleneck.qdisc.",
         "red",
