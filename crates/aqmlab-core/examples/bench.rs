@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 mod common;
-use common::{bottleneck_packets, cpu_seconds};
+use common::{bottleneck_packets, cpu_seconds, load_scenario};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -15,14 +15,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "bench/scenarios/dumbbell_155mbps_100flows.toml".into());
     let repeats: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("error: {path}: {e}");
-        std::process::exit(2)
-    });
-    let scenario = aqmlab_core::scenario::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(2)
-    });
+    let scenario = load_scenario(&path);
     println!("scenario: {path}");
     let mut best_cpu = f64::INFINITY;
     let mut packets = 0;

@@ -40,14 +40,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "bench/scenarios/dumbbell_155mbps_100flows.toml".into());
     let pairs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("error: {path}: {e}");
-        std::process::exit(2)
-    });
-    let s = Scenario::from_toml_str(&text).unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(2)
-    });
+    let s = common::load_scenario(&path);
     let (mut with, mut without) = (f64::INFINITY, f64::INFINITY);
     let mut packets = 0;
     for i in 0..pairs {

@@ -20,3 +20,17 @@ pub fn bottleneck_packets(out: &aqmlab_core::scenario::run::RunOutput) -> u64 {
     let b = roles.iter().position(|r| r == "bottleneck").unwrap_or(0);
     out.links.i64("arrivals").map_or(0, |a| a[b] as u64)
 }
+
+/// The scenario file at `path`, parsed; a bad file ends the process with exit code 2 and the
+/// error on stderr (the examples' command-line contract).
+#[allow(dead_code)] // `scaling` builds its scenarios itself
+pub fn load_scenario(path: &str) -> aqmlab_core::scenario::Scenario {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("error: {path}: {e}");
+        std::process::exit(2)
+    });
+    aqmlab_core::scenario::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    })
+}
