@@ -93,6 +93,10 @@ def check_summary(summary: Any, run: str) -> None:
         for k in ("mean", "std"):
             if k in s["queue_pkts"] and _number(run, f"queue_pkts.{k}", s["queue_pkts"][k]) < 0:
                 raise InvariantError(run, f"queue_pkts.{k}", s["queue_pkts"][k], ">= 0")
+    for i, win in enumerate(s.get("windows") or []):
+        w = _table(run, f"windows.{i}", win)
+        _within(run, f"windows.{i}.utilisation", w.get("utilisation"), 0.0, 1.0)
+        _within(run, f"windows.{i}.loss_rate", w.get("loss_rate"), 0.0, 1.0)
     for i, flow in enumerate(s.get("flows") or []):
         f = _table(run, f"flows.{i}", flow)
         if _number(run, f"flows.{i}.goodput_mbps", f.get("goodput_mbps")) < 0:

@@ -58,3 +58,94 @@ fn loss_rate_at_a_crawling_link_is_a_fraction_of_the_packets_present() {
         }
     }
 }
+
+/// A scenario's extra `windows` are counted as the summary counts its own window: the one equal
+/// to `[warmup, duration]` reads the summary's numbers, asking for windows leaves the rest of
+/// the summary byte for byte as it was, and a window inside the run reads what a run ending at
+/// the window's end, measured from its start, reads (the same run up to then).
+#[test]
+fn extra_windows_read_what_a_run_measured_over_them_reads() {
+    for qdisc in ["red", "droptail"] {
+        let base = format!(
+            r#"
+            duration = "12s"
+            warmup = "4s"
+            [bottleneck]
+            rate = "4Mbps"
+            delay = "10ms"
+            buffer = 40
+            qdisc = {{ kind = "{qdisc}" }}
+            [[flows]]
+            count = 6
+            start = {{ uniform = ["0s", "1s"] }}
+            [[flows]]
+            count = 6
+            start = {{ uniform = ["0s", "1s"] }}
+            active = [["5s", "8s"]]
+            "#
+        );
+        let plain = run(&base);
+        let windows = base.replacen(
+            "warmup = \"4s\"",
+            "warmup = \"4s\"\n            windows = [[\"5s\", \"8s\"], [\"4s\", \"12s\"], [\"8s\", \"12s\"]]",
+            1,
+        );
+        let out = run(&windows);
+        let mut without = out.summary.clone();
+        let w = without
+            .as_object_mut()
+            .unwrap()
+            .remove("windows")
+            .expect("a summary with windows");
+        assert_eq!(
+            without, plain.summary,
+            "{qdisc}: windows changed the summary"
+        );
+        assert!(plain.summary.get("windows").is_none());
+        let keys = [
+            "utilisation",
+            "loss_rate",
+            "drops",
+            "marks",
+            "arrivals",
+            "departures",
+        ];
+        for k in keys {
+            assert_eq!(
+                w[1][k], plain.summary[k],
+                "{qdisc}: window [warmup, end] {k}"
+            );
+        }
+        // The window [5 s, 8 s] against a run of 8 s measured from 5 s.
+        let short = base
+            .replacen("duration = \"12s\"", "duration = \"8s\"", 1)
+            .replacen("warmup = \"4s\"", "warmup = \"5s\"", 1);
+        let s = run(&short);
+        for k in keys {
+            assert_eq!(w[0][k], s.summary[k], "{qdisc}: window [5 s, 8 s] {k}");
+        }
+        assert!(f(&s, "loss_rate") > 0.0, "{qdisc}: a window that drops");
+        assert_eq!(w[0]["start_s"], 5.0);
+        assert_eq!(w[2]["end_s"], 12.0);
+    }
+}
+
+#[test]
+fn a_window_outside_the_run_is_refused_at_its_key() {
+    let e = aqmlab_core::scenario::run::run_toml(
+        r#"
+        duration = "10s"
+        windows = [["2s", "4s"], ["5s", "11s"]]
+        [bottleneck]
+        rate = "4Mbps"
+        delay = "10ms"
+        [[flows]]
+        count = 1
+        "#,
+    )
+    .err()
+    .expect("a window past the end is refused");
+    let text = e.to_string();
+    assert!(text.contains("windows.1"), "{text}");
+    assert!(text.contains("start < end <= duration"), "{text}");
+}

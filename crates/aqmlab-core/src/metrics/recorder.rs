@@ -4,7 +4,9 @@
 //!   only the measurement window, and clear the bottleneck's delay histogram;
 //! - sample: every `sample_interval` from t = 0, the bottleneck queue (instantaneous and
 //!   time-averaged) and the AQM's probes;
-//! - bin: every `series_bin`, per-group goodput over the bin.
+//! - bin: every `series_bin`, per-group goodput over the bin;
+//! - window edge: at each edge of the scenario's extra `windows`, the measured link's counters
+//!   ([`LinkMark`]), from which the summary's `windows` are differences.
 //!
 //! Then `Recorder::finish` (`summary.rs`) turns the snapshot, the series and the world's final
 //! counters into the typed summary and the result tables.
@@ -24,6 +26,52 @@ use crate::traffic::Transfer;
 const SAMPLE: TimerId = 0;
 const BIN: TimerId = 1;
 const WARMUP: TimerId = 2;
+const EDGE: TimerId = 3;
+
+/// The measured link's counters at one instant: a measurement window is the difference of the
+/// marks at its two edges (`summary::window_summary`).
+#[derive(Clone, Default)]
+pub(crate) struct LinkMark {
+    pub arrivals: u64,
+    pub departures: u64,
+    /// Drops by reason (before enqueue and after dequeue together), by `Reason as usize`.
+    pub dropped: [u64; crate::aqm::Reason::COUNT],
+    pub marks: u64,
+    /// Bits serialised so far (`Link::served_bits`).
+    pub served_bits: u128,
+    pub lost: u64,
+    /// Packets at the link that it may still drop or lose (`present_at`).
+    pub present: u64,
+}
+
+impl LinkMark {
+    pub(crate) fn new(st: &QdiscStats, served_bits: u128, lost: u64, present: u64) -> LinkMark {
+        let mut dropped = [0; crate::aqm::Reason::COUNT];
+        for (i, d) in dropped.iter_mut().enumerate() {
+            *d = st.dropped_before_enqueue[i] + st.dropped_after_dequeue[i];
+        }
+        LinkMark {
+            arrivals: st.arrivals,
+            departures: st.dequeued,
+            dropped,
+            marks: st.marks(),
+            served_bits,
+            lost,
+            present,
+        }
+    }
+
+    /// The measured link's mark now (after `settle_links`).
+    pub(crate) fn of_bottleneck(world: &World) -> LinkMark {
+        let b = world.bottleneck();
+        LinkMark::new(
+            &b.stats(world.now, &world.pipes),
+            b.served_bits(world.now, &world.pipes),
+            b.lost_on_wire,
+            present_at(b, world),
+        )
+    }
+}
 
 /// What was counted when the measurement window opened.
 #[derive(Default)]
@@ -90,6 +138,10 @@ pub struct Recorder {
     pub(crate) transfers: Vec<Transfer>,
     /// What each link the results read measures (`observes`), by link id.
     probes: Vec<Option<Box<LinkProbe>>>,
+    /// Edges of the scenario's `windows` before the end of the run, ascending, and the marks
+    /// taken at those already passed (an edge at the end is the final state, `Summary::build`).
+    edges: Vec<SimTime>,
+    pub(crate) marks: Vec<(SimTime, LinkMark)>,
 }
 
 /// Whether the results read link `i` of `net` beyond its counters (so the recorder keeps a
@@ -112,11 +164,15 @@ impl Observer for Recorder {
 
     fn start(&mut self, world: &World) -> Vec<(SimTime, TimerId)> {
         self.series.last_group_delivered = vec![0; self.net.group_names.len()];
-        vec![
+        let mut timers = vec![
             (SimTime::ZERO, SAMPLE),
             (SimTime::ZERO + self.series_bin, BIN),
             (world.warmup, WARMUP),
-        ]
+        ];
+        if let Some(&first) = self.edges.first() {
+            timers.push((first, EDGE));
+        }
+        timers
     }
 
     fn on_timer(&mut self, timer: TimerId, world: &mut World) -> Option<SimTime> {
@@ -131,6 +187,12 @@ impl Observer for Recorder {
             BIN => {
                 self.bin(world);
                 Some(world.now + self.series_bin)
+            }
+            EDGE => {
+                let b = world.bottleneck;
+                world.settle_link(b, self.link_hook(b));
+                self.marks.push((world.now, LinkMark::of_bottleneck(world)));
+                self.edges.get(self.marks.len()).copied()
             }
             _ => {
                 debug_assert_eq!(timer, WARMUP);
@@ -160,8 +222,20 @@ impl Recorder {
                 })
             })
             .collect();
+        let f = &scenario.file;
+        let end = SimTime::ZERO + f.duration;
+        let mut edges: Vec<SimTime> = f
+            .windows
+            .iter()
+            .flat_map(|&(a, b)| [SimTime::ZERO + a, SimTime::ZERO + b])
+            .filter(|&t| t < end)
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
         Recorder {
             probes,
+            edges,
+            marks: Vec::new(),
             sample_interval: scenario.file.sample_interval,
             series_bin: scenario.file.series_bin,
             scenario: scenario.clone(),

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::engine::World;
-use crate::metrics::recorder::{flow_delay, link_table, role_name, LinkSnapshot, Recorder};
+use crate::metrics::recorder::{
+    flow_delay, link_table, role_name, LinkMark, LinkSnapshot, Recorder,
+};
 use crate::metrics::{jain_index, mean_std, Column, Table};
 use crate::net::topology::LinkId;
 
@@ -45,6 +47,56 @@ pub struct Summary {
     /// A `[topology]` scenario's own links, one entry per direction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<LinkSummary>>,
+    /// The scenario's extra `windows` at the measured link, in the scenario's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowSummary>,
+}
+
+/// The measured link over one window `[start_s, end_s]`, counted as the summary counts its own
+/// window (`utilisation`, `loss_rate`, `drops`, `marks`, `arrivals`, `departures`).
+#[derive(Clone, Debug, Serialize)]
+pub struct WindowSummary {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub utilisation: f64,
+    pub loss_rate: f64,
+    /// Drops by reason key, plus `link_loss` (lost on the wire).
+    pub drops: BTreeMap<String, u64>,
+    pub marks: u64,
+    pub arrivals: u64,
+    pub departures: u64,
+}
+
+/// The window `span` (its length `secs`) between two marks of a link serialising at `rate_bps`.
+fn window_summary(
+    start: &LinkMark,
+    end: &LinkMark,
+    rate_bps: u64,
+    span: (f64, f64),
+    secs: f64,
+) -> WindowSummary {
+    let mut drops = BTreeMap::new();
+    let mut total_drops = 0u64;
+    for r in crate::aqm::Reason::ALL.into_iter().filter(|r| r.can_drop()) {
+        let n = end.dropped[r as usize] - start.dropped[r as usize];
+        total_drops += n;
+        drops.insert(r.key().to_string(), n);
+    }
+    let lost = end.lost - start.lost;
+    drops.insert("link_loss".into(), lost);
+    let arrivals = end.arrivals - start.arrivals;
+    let (start_s, end_s) = span;
+    WindowSummary {
+        start_s,
+        end_s,
+        // Bits sent inside the window, partial packets at its edges included.
+        utilisation: (end.served_bits - start.served_bits) as f64 / (rate_bps as f64 * secs),
+        loss_rate: loss_rate(total_drops + lost, arrivals + start.present),
+        drops,
+        marks: end.marks - start.marks,
+        arrivals,
+        departures: end.departures - start.departures,
+    }
 }
 
 /// Per-flow goodput over the window, Mbps.
@@ -203,23 +255,34 @@ impl Summary {
     pub(crate) fn build(world: &World, rec: &Recorder) -> Summary {
         let f = &rec.scenario.file;
         let b = world.bottleneck();
-        let st = b.stats(world.now, &world.pipes);
         let snap = &rec.snapshot;
         let s0 = &snap.bottleneck;
         let w = world.window_secs();
         let goodputs = rec.goodputs_mbps(world);
-        let arrivals = st.arrivals - s0.arrivals;
-        let lost = b.lost_on_wire - snap.bottleneck_lost;
-        let mut drops = BTreeMap::new();
-        let mut total_drops = 0u64;
-        for r in crate::aqm::Reason::ALL.into_iter().filter(|r| r.can_drop()) {
-            let n = st.dropped_before_enqueue[r as usize] + st.dropped_after_dequeue[r as usize]
-                - s0.dropped_before_enqueue[r as usize]
-                - s0.dropped_after_dequeue[r as usize];
-            total_drops += n;
-            drops.insert(r.key().to_string(), n);
-        }
-        drops.insert("link_loss".into(), lost);
+        let now = LinkMark::of_bottleneck(world);
+        let opened = LinkMark::new(
+            s0,
+            snap.bottleneck_served_bits,
+            snap.bottleneck_lost,
+            snap.bottleneck_present,
+        );
+        let span = (world.warmup.as_secs_f64(), world.end.as_secs_f64());
+        let main = window_summary(&opened, &now, b.rate_bps, span, w);
+        let windows = f
+            .windows
+            .iter()
+            .map(|&(a, e)| {
+                let at = |t: crate::time::SimDuration| {
+                    let t = crate::time::SimTime::ZERO + t;
+                    rec.marks
+                        .iter()
+                        .find(|(m, _)| *m == t)
+                        .map_or(&now, |(_, m)| m)
+                };
+                let span = (a.as_secs_f64(), e.as_secs_f64());
+                window_summary(at(a), at(e), b.rate_bps, span, (e - a).as_secs_f64())
+            })
+            .collect();
         let warmup_s = world.warmup.as_secs_f64();
         let in_window: Vec<f64> = rec
             .series
@@ -244,15 +307,12 @@ impl Summary {
             duration_s: f.duration.as_secs_f64(),
             warmup_s: f.warmup.as_secs_f64(),
             window_s: w,
-            // Bits sent inside the window, partial packets at its edges included.
-            utilisation: (b.served_bits(world.now, &world.pipes) - snap.bottleneck_served_bits)
-                as f64
-                / (b.rate_bps as f64 * w),
-            loss_rate: loss_rate(total_drops + lost, arrivals + snap.bottleneck_present),
-            drops,
-            marks: st.marks() - s0.marks(),
-            arrivals,
-            departures: st.dequeued - s0.dequeued,
+            utilisation: main.utilisation,
+            loss_rate: main.loss_rate,
+            drops: main.drops,
+            marks: main.marks,
+            arrivals: main.arrivals,
+            departures: main.departures,
             jain_index: jain_index(&goodputs),
             goodput_mbps: Goodput {
                 min: if goodputs.is_empty() { 0.0 } else { g_min },
@@ -274,6 +334,7 @@ impl Summary {
             flows: flow_summaries(world, rec, &goodputs),
             measured_link: declared.then(|| role_name(&b.role)),
             links: declared.then(|| link_summaries(world, rec)),
+            windows,
         }
     }
 

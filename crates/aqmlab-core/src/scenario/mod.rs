@@ -362,6 +362,11 @@ pub struct ScenarioFile {
     /// Per-flow TCP traces on demand (`trace = { flows = [0, 5] }`); off when empty.
     #[serde(default, skip_serializing_if = "TraceSpec::is_off")]
     pub trace: TraceSpec,
+    /// Extra measurement windows `[[start, end], ...]` of the measured link, each summarised
+    /// on its own (the summary's `windows`: utilisation, loss rate, drops, marks), so one run
+    /// measures several phases; independent of `warmup`. Each within `[0, duration]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<(SimDuration, SimDuration)>,
 }
 
 /// `trace = { flows = [...], links = [...] }`: the flow ids whose TCP sender records a
@@ -421,6 +426,9 @@ pub struct Scenario {
 
 /// The most rows a time series (queue samples, group goodput bins) may have in one run.
 pub const MAX_SERIES_ROWS: u64 = 10_000_000;
+
+/// The most `windows` a scenario may ask for (each is one snapshot at either edge).
+pub const MAX_WINDOWS: usize = 10_000;
 
 pub(crate) fn finite_in(v: f64, lo: f64, hi_exclusive: f64) -> bool {
     v.is_finite() && v >= lo && v < hi_exclusive
@@ -548,6 +556,20 @@ impl ScenarioFile {
             &format!(
                 "at least duration / {MAX_SERIES_ROWS} (at most {MAX_SERIES_ROWS} queue samples)"
             ),
+        )?;
+        for (i, (a, b)) in self.windows.iter().enumerate() {
+            check(
+                a < b && *b <= self.duration,
+                &format!("windows.{i}"),
+                format!("[{a}, {b}]"),
+                "[start, end] with start < end <= duration",
+            )?;
+        }
+        check(
+            self.windows.len() <= MAX_WINDOWS,
+            "windows",
+            self.windows.len(),
+            &format!("at most {MAX_WINDOWS} windows"),
         )?;
         let rows = (self.duration.0 / self.series_bin.0).saturating_mul(self.flows.len() as u64);
         check(
