@@ -212,7 +212,7 @@ def test_the_docs_template_is_a_working_reproduction():
     assert r.verdict == "fails" and r.plain == "holds"
 
 
-def test_ns2_gaps_over_ten_percent_are_listed_as_open():
+def test_ns2_gaps_over_ten_percent_are_open_unless_within_the_runs_spread():
     t = pd.DataFrame(
         {
             "algorithm": ["red", "rem"],
@@ -226,6 +226,26 @@ def test_ns2_gaps_over_ten_percent_are_listed_as_open():
             "queue_mean_pkts aqmlab": [52.0, 21.0],
         }
     )
-    gaps = reproduce.ns2_open_gaps(t)
+    gaps, spread = reproduce.ns2_gaps(t)
     # RED's loss is 7 % lower (not listed); REM's 35 % higher (listed), nothing else.
-    assert gaps == ["algorithm rem, trial 3: loss_pct 2.053 vs 1.522 (+35%)"]
+    assert gaps == ["algorithm rem, trial 3: loss_pct 2.053 vs 1.522 (+35%)"] and spread == []
+
+    # With the runs behind the row: a gap their paired differences cannot tell from zero is
+    # within the spread, one they can is open.
+    def refs(aq: list[float]) -> dict:
+        ns2 = [0.010, 0.020, 0.01566]
+        return {
+            "runs": [
+                {
+                    "labels": {"algorithm": "rem", "trial": 3, "seed": i},
+                    "ns2": {"loss_rate": b},
+                    "aqmlab_ns2_model": {"loss_rate": a},
+                }
+                for i, (a, b) in enumerate(zip(aq, ns2, strict=True))
+            ]
+        }
+
+    gaps, spread = reproduce.ns2_gaps(t, refs([0.030, 0.010, 0.02159]))
+    assert gaps == [] and len(spread) == 1 and "paired over 3 runs: +34.9%" in spread[0]
+    gaps, spread = reproduce.ns2_gaps(t, refs([0.0135, 0.0270, 0.02118]))
+    assert spread == [] and len(gaps) == 1 and "paired over 3 runs: +35.1%" in gaps[0]

@@ -1,6 +1,7 @@
 """Records the ns-2 column of the paper reproductions: ``aqmlab/papers/ns2/<id>.json``.
 
     .venv/bin/python -m aqmlab.papers.ns2_record [ID ...] [--jobs 2]
+    .venv/bin/python -m aqmlab.papers.ns2_record --remeasure [ID ...]   # aqmlab's side only
 
 For each paper, every point of its full reproduction (``points(quick=False)``) on the paper's own
 reading (no sensitivity variants) whose queue discipline ns-2.35 has (``aqmlab.ns2`` translates
@@ -47,6 +48,7 @@ from aqmlab.ns2.reference import ns_version
 from aqmlab.ns2.tcl import Unsupported
 from aqmlab.ns2.units import duration_s
 from aqmlab.sweep import Point
+from aqmlab.xcheck.aqmlab_side import aqmlab_metrics
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -144,6 +146,15 @@ def _groups(doc: dict[str, Any]) -> list[str]:
 MAX_FLOWS_KEPT = 200
 
 
+def aqmlab_side(p: Point) -> dict[str, float | None]:
+    """aqmlab's ``ns2`` TCP model on the point's resolved flows and seed, counted as ns-2
+    counts: the ``aqmlab_ns2_model`` values :func:`run_point` records beside ns-2's."""
+    seed = int(p.labels.get("seed", p.scenario.get("seed", 1)))
+    text = ns2_tcp_model(api.prepare(p.scenario, seed=seed)[0])
+    m = aqmlab_metrics(api.run(text), timeouts_after_ecn=False)
+    return {k: _round(v) for k, v in m.values.items()}
+
+
 def run_point(p: Point) -> dict[str, Any]:
     """One point in ns-2 (and aqmlab's ns2 TCP model beside it, for the record)."""
     seed = int(p.labels.get("seed", p.scenario.get("seed", 1)))
@@ -159,7 +170,7 @@ def run_point(p: Point) -> dict[str, Any]:
         # Per flow (id order) only where a paper compares flows: the file stays small.
         "ns2_flow_goodput_mbps": flat if len(flat) <= MAX_FLOWS_KEPT else None,
         "ns2_goodput_mbps": {k: round(v, 6) for k, v in per_group.items()},
-        "labels": {k: _plain(v) for k, v in p.labels.items()},
+        "labels": _labels(p),
         "ns2": {k: _round(v) for k, v in sr.ns2.values.items()},
         "aqmlab_ns2_model": {k: _round(v) for k, v in sr.aqmlab.values.items()},
     }
@@ -427,6 +438,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("ids", nargs="*", help="paper ids (default: all six)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument(
+        "--remeasure",
+        action="store_true",
+        help="rerun aqmlab's side of the recorded runs with the current build (no ns-2 runs)",
+    )
+    ap.add_argument(
         "--reclaim",
         action="store_true",
         help="re-judge the claims from the runs already recorded (no ns-2 runs)",
@@ -434,11 +450,42 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     ids = a.ids or list(SELECT)
     for pid in ids:
-        if a.reclaim:
+        if a.remeasure:
+            remeasure(pid, jobs=a.jobs)
+        elif a.reclaim:
             reclaim(pid)
         else:
             record(pid, jobs=a.jobs)
     return 0
+
+
+def remeasure(paper_id: str, *, jobs: int) -> Path:
+    """Reruns aqmlab's side (``aqmlab_ns2_model``) of every recorded run with the current build,
+    keeping ns-2's numbers (ns-2.35 does not change; aqmlab's TCP model may). The file's
+    ``source`` gains the date of the new aqmlab side."""
+    path = NS2_DIR / f"{paper_id}.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    runnable, _ = ns2_points(paper_id)
+    by_labels = {json.dumps(_labels(p), sort_keys=True): p for p in runnable}
+    todo = []
+    for r in doc["runs"]:
+        p = by_labels.get(json.dumps(r["labels"], sort_keys=True))
+        if p is None:
+            raise SystemExit(f"{paper_id}: recorded run {r['labels']} is no longer a point")
+        todo.append(p)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        sides = list(pool.map(aqmlab_side, todo))
+    for r, side in zip(doc["runs"], sides, strict=True):
+        r["aqmlab_ns2_model"] = side
+    src = doc["source"].split(", aqmlab side ")[0]
+    doc["source"] = f"{src}, aqmlab side {dt.date.today().isoformat()}"
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"{paper_id}: aqmlab's side of {len(todo)} runs rerun, wrote {path}", flush=True)
+    return path
+
+
+def _labels(p: Point) -> dict[str, Any]:
+    return {k: _plain(v) for k, v in p.labels.items()}
 
 
 def reclaim(paper_id: str) -> Path:
