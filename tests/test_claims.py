@@ -88,6 +88,26 @@ def test_a_choice_sets_both_readings_verdicts_side_by_side():
     assert "c (holds -> fails)" in claims.choice_summary(ch, a, b)
 
 
+def test_a_choice_explains_a_fail_its_other_reading_makes_hold():
+    def ev(lhs: float, explain=None) -> list[claims.Result]:
+        c = _claim(measure=lambda d: [Case("x", [lhs, lhs + 0.1], [2.0, 2.0])])
+        return claims.evaluate([replace(c, explain=explain)], None)
+
+    ch = claims.Choice("buffer unit", "packets", "bytes", "the paper's words", ("c",))
+    a, b = ev(1.0), ev(3.0)
+    assert a[0].why == claims.UNEXPLAINED and b[0].verdict == "holds"
+    claims.explain_by_choice(ch, a, b)
+    assert a[0].why.startswith("holds when the set-up choice 'buffer unit' is read as 'bytes'")
+    assert "3.05 vs 2" in a[0].why
+    # A fail the other reading does not lift, or one explained already, keeps its text.
+    a, c = ev(1.0), ev(1.5)
+    claims.explain_by_choice(ch, a, c)
+    assert a[0].why == claims.UNEXPLAINED
+    a = ev(1.0, explain=lambda d, r: "measured elsewhere")
+    claims.explain_by_choice(ch, a, b)
+    assert a[0].why == "measured elsewhere"
+
+
 def test_small_difference_against_large_spread_is_within_noise():
     r = claims.judge_case(_claim(), Case("x", [1.0, 3.0, 2.0], [1.9, 2.0, 2.0]))
     assert r.verdict == "within noise"

@@ -606,6 +606,20 @@ def choice_summary(choice: Choice, default: Sequence[Result], other: Sequence[Re
     return head + tail + f" Why the default: {choice.why}"
 
 
+def explain_by_choice(choice: Choice, default: Sequence[Result], other: Sequence[Result]) -> None:
+    """Gives each default-reading claim that does not hold and had no explanation the one the
+    other reading measures, where that reading makes it hold: the same runs with one setting
+    changed (``why`` of the default's result, in place)."""
+    for a, b in zip(default, other, strict=True):
+        if a.verdict == "holds" or not a.why.startswith(UNEXPLAINED) or b.verdict != "holds":
+            continue
+        a.why = (
+            f"holds when the set-up choice '{choice.name}' is read as '{choice.other}' (the "
+            f"same runs with that one setting changed: {_cases_text(b, a.claim.unit)}); the "
+            f"default reading '{choice.default}' decides it"
+        )
+
+
 # -- helpers for measures ---------------------------------------------------------------------
 
 
@@ -637,6 +651,7 @@ __all__ = [
     "combine",
     "counts",
     "evaluate",
+    "explain_by_choice",
     "judge_case",
     "ns2_agreement",
     "ns2_baselines",
