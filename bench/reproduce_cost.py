@@ -29,7 +29,7 @@ def _adaptive(r: Row) -> str:
         return "§V testbed, simulated"
     f = str(r.get("figure"))
     named = {
-        "6": "Figs. 6/7 (whole runs and one run per 40 s window)",
+        "6": "Figs. 6/7 (one run per setting and seed, its phases as measurement windows)",
         "6-5ms": "Figs. 6/7, last link 5 ms (set-up choice)",
         "dt": "DropTail (Figs. 1, 4)",
     }

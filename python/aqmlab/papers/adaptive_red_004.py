@@ -37,9 +37,8 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
   ECN on, marking (not dropping) above ``max_th``. "Aggressive" and "conservative" are not given
   for the simulation; we use the testbed's values (section V): ``max_p`` = 1.0 and 0.02. 8
   connections run throughout and 24 more are active in [40, 80] s and [120, 160] s.
-- Per-phase loss and utilisation of Figs. 6/7 come from the same scenario measured over each
-  40 s window (``warmup``/``duration`` set to the window: the simulation is deterministic, so
-  the run up to the window's end is the same run).
+- Per-phase loss and utilisation of Figs. 6/7 are the whole run's measurement windows, one per
+  40 s phase (the scenario's ``windows``: the summary counts each as it counts its own window).
 - Runs: 200 s, measured from 100 s to 200 s, connections starting uniformly in the first 10 s
   (footnote 1); five seeds per point (quick: two, 60 s runs), claims compare per-seed values.
 """
@@ -67,7 +66,7 @@ from aqmlab.claims import (
     versus,
 )
 from aqmlab.reproduce import Paper, Report, load_base, published
-from aqmlab.sweep import Point, grid, load_table
+from aqmlab.sweep import Point, grid, load_summary, load_table
 
 ID = "adaptive_red_004"
 TITLE = "Paper 004: A Self-Configuring RED Gateway (Feng, Kandlur, Saha, Shin)"
@@ -136,9 +135,11 @@ def points(quick: bool) -> list[Point]:
                 continue
             extra: dict[str, Any] = {"figure": fig_id, "n": n}
             pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
-    # Figs. 6/7: whole runs (time series) and one window per phase (loss, utilisation).
+    # Figs. 6/7: one run per setting and seed, its time series and one measurement window
+    # per phase (loss, utilisation: the summary's `windows`, read by `phase_windows`).
     base = load_base(ID, "load_change")
     phases = PHASES[1:3] if quick else PHASES[1:]
+    base = dict(base, windows=[[f"{t0}s", f"{t1}s"] for t0, t1, _ in phases])
     # The same with the lost last link n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
     for fig, sink in (("6", None), (FIG6_SHORT, {"rate": "100Mbps", "delay": "5ms"})):
         for name, q in VARIANTS.items():
@@ -147,10 +148,6 @@ def points(quick: bool) -> list[Point]:
                 doc["sink"] = sink
             extra = {"figure": fig, "variant": name, "phase": "all"}
             pts += grid(doc, {}, seeds=seeds, extra_labels=extra)
-            for t0, t1, n in phases:
-                win = dict(doc, warmup=f"{t0}s", duration=f"{t1}s")
-                extra = {"figure": fig, "variant": name, "phase": f"{t0}-{t1}s", "n": n}
-                pts += grid(win, {}, seeds=seeds, extra_labels=extra)
     # Fig. 3: RED-ECN queue length with aggressive and conservative early detection at 8
     # and 32 connections; Fig. 5: the conservative setting with 32 connections, max_th
     # 80 KB in a 120 KB and a 240 KB queue, deterministic marking above max_th.
@@ -194,10 +191,34 @@ def max_p_moves(q: pd.DataFrame, phases: list[tuple[int, int, int]]) -> list[dic
     ]
 
 
+def phase_windows(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per measurement window of each whole Figs. 6/7 run (the summary's ``windows``):
+    the run's labels with ``phase`` "t0-t1s", ``n`` the phase's connections, and the window's
+    ``loss_rate`` and ``utilisation``."""
+    conns = {(t0, t1): n for t0, t1, n in PHASES}
+    rows = []
+    whole = runs[runs["figure"].isin(["6", FIG6_SHORT]) & (runs["phase"] == "all")]
+    for _, r in whole.iterrows():
+        for w in load_summary(r["run_dir"]).get("windows", []):
+            t0, t1 = round(float(w["start_s"])), round(float(w["end_s"]))
+            rows.append(
+                {
+                    **{k: r[k] for k in ("figure", "variant", "seed", "run_dir")},
+                    "phase": f"{t0}-{t1}s",
+                    "n": conns[(t0, t1)],
+                    "loss_rate": float(w["loss_rate"]),
+                    "utilisation": float(w["utilisation"]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 class Data:
     """The runs, and per-seed values the claims read."""
 
     def __init__(self, runs: pd.DataFrame, quick: bool) -> None:
+        if "run_dir" in runs and "phase" in runs:
+            runs = pd.concat([runs, phase_windows(runs)], ignore_index=True)
         self.runs = runs.assign(n=runs["n"].astype("Int64"))
         self.phases = PHASES[1:3] if quick else PHASES[1:]
         self._traces: dict[int, pd.DataFrame] = {}
