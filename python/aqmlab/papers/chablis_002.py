@@ -263,7 +263,8 @@ def units(runs: pd.DataFrame, quick: bool) -> pd.DataFrame:
         drop_pct = 100.0 * float(summ["loss_rate"])
         if exp in FLOW_EXPS:
             vals = {f"flow {f['id']}": float(f["goodput_mbps"]) for f in summ["flows"]}
-            rows.append(_unit_row(f"{exp}", exp, alg, seed, vals, drop_pct, total))
+            signals = {f"flow {f['id']}": float(f["drops"] + f["marks"]) for f in summ["flows"]}
+            rows.append(_unit_row(f"{exp}", exp, alg, seed, vals, drop_pct, total, signals))
         elif exp == 2:
             grp = summ["groups"]
             vals = {c: float(grp[c]["goodput_mbps"]) for c in CLUSTERS}
@@ -482,6 +483,32 @@ def _why_fred_e2(d: Data, r: Any) -> str:
         "the robust flows here, so it does not move bandwidth to the fragile ones"
         if spread < 1.1
         else f"drops and marks per Mbps of goodput in the window, FRED: {fmt(f)}; RED: {fmt(red)}"
+    )
+
+
+def _why_csfq_flow0(d: Data, r: Any) -> str:
+    """Where CSFQ and RED put their drops and marks in experiments 3 and 4: flow 0 against the
+    others, per Mbps of goodput."""
+    parts = []
+    for key in ("3", "4"):
+        if not any(k.label.startswith(f"exp. {key}") and k.verdict != "holds" for k in r.cases):
+            continue
+        got = {}
+        for alg in ("csfq", "red"):
+            s = d.signals_per_mbps(key, alg)
+            rest = float(np.mean([v for n, v in s.items() if n != "flow 0"]))
+            got[alg] = (s["flow 0"], rest)
+        parts.append(
+            f"exp. {key}: drops and marks per Mbps of goodput, flow 0 vs the others' mean: CSFQ "
+            f"{got['csfq'][0]:.0f} vs {got['csfq'][1]:.0f}, RED {got['red'][0]:.0f} vs "
+            f"{got['red'][1]:.0f}"
+        )
+    if not parts:
+        return ""
+    return (
+        "; ".join(parts) + ". CSFQ signals the flow above the fair share more and the flow below "
+        "it less, as its per-flow rate estimate is meant to, where RED signals every flow alike; "
+        "why the paper's CSFQ did not is not measured here"
     )
 
 
@@ -735,6 +762,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e3-red-fred-csfq-robust",
+        explain=_why_csfq_flow0,
         where="§3.3, Fig. 10",
         quote="FRED and CSFQ perform worse than RED, giving the robust flow 1.47 Mbps and 1.04 "
         "Mbps, respectively.",
@@ -807,6 +835,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e4-csfq-worse",
+        explain=_why_csfq_flow0,
         where="§3.3, Fig. 11",
         quote="CSFQ performs worse than RED, giving the fragile flow only 0.07 Mbps.",
         metric="flow 0's goodput, experiment 4 (Mbps)",
