@@ -500,29 +500,52 @@ def _why_fred_e2(d: Data, r: Any) -> str:
     )
 
 
-def _why_csfq_flow0(d: Data, r: Any) -> str:
-    """Where CSFQ and RED put their drops and marks in experiments 3 and 4: flow 0 against the
-    others, per Mbps of goodput."""
-    parts = []
-    for key in ("3", "4"):
-        if not any(k.label.startswith(f"exp. {key}") and k.verdict != "holds" for k in r.cases):
-            continue
-        got = {}
-        for alg in ("csfq", "red"):
-            s = d.signals_per_mbps(key, alg)
-            rest = float(np.mean([v for n, v in s.items() if n != "flow 0"]))
-            got[alg] = (s["flow 0"], rest)
-        parts.append(
-            f"exp. {key}: drops and marks per Mbps of goodput, flow 0 vs the others' mean: CSFQ "
-            f"{got['csfq'][0]:.0f} vs {got['csfq'][1]:.0f}, RED {got['red'][0]:.0f} vs "
-            f"{got['red'][1]:.0f}"
-        )
-    if not parts:
-        return ""
+def _csfq_signals(d: Data, key: str) -> str:
+    """Experiment ``key`` (3 or 4): CSFQ's and RED's drops and marks per Mbps of goodput, flow
+    0 against the others' mean."""
+    got = {}
+    for alg in ("csfq", "red"):
+        s = d.signals_per_mbps(key, alg)
+        rest = float(np.mean([v for n, v in s.items() if n != "flow 0"]))
+        got[alg] = (s["flow 0"], rest)
     return (
-        "; ".join(parts) + ". CSFQ signals the flow above the fair share more and the flow below "
-        "it less, as its per-flow rate estimate is meant to, where RED signals every flow alike; "
-        "why the paper's CSFQ did not is not measured here"
+        f"exp. {key}: drops and marks per Mbps of goodput, flow 0 vs the others' mean: CSFQ "
+        f"{got['csfq'][0]:.0f} vs {got['csfq'][1]:.0f}, RED {got['red'][0]:.0f} vs "
+        f"{got['red'][1]:.0f}"
+    )
+
+
+_CSFQ_AS_DESIGNED = (
+    "CSFQ signals the flow above the fair share more and the flow below it less, as its "
+    "per-flow rate estimate is meant to, where RED signals every flow alike; why the paper's "
+    "CSFQ did not is not measured here"
+)
+
+
+def _why_csfq_flow0(d: Data, r: Any) -> str:
+    """Where CSFQ and RED put their drops and marks in experiments 3 and 4."""
+    keys = [
+        key
+        for key in ("3", "4")
+        if any(k.label.startswith(f"exp. {key}") and k.verdict != "holds" for k in r.cases)
+    ]
+    if not keys:
+        return ""
+    return "; ".join(_csfq_signals(d, key) for key in keys) + ". " + _CSFQ_AS_DESIGNED
+
+
+def _why_csfq_fairer(d: Data, r: Any) -> str:
+    """Experiments 5 and 6: the failing cases, when all are CSFQ's, beside how CSFQ spreads its
+    signals in experiments 3 and 4 (the same implementation, flow by flow)."""
+    bad = [k for k in r.cases if k.verdict == "fails"]
+    own = r.claim.lhs_name == "CSFQ"
+    if not bad or not (own or all("CSFQ" in k.label for k in bad)):
+        return ""
+    cases = ", ".join(f"{k.label} {k.lhs:.2f} vs {k.rhs:.2f}" for k in bad)
+    return (
+        f"every case that fails is CSFQ's ({cases}): CSFQ is fairer here than in the paper. "
+        f"In experiments 3 and 4, {_csfq_signals(d, '3')}; {_csfq_signals(d, '4')}. "
+        + _CSFQ_AS_DESIGNED
     )
 
 
@@ -933,6 +956,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e5-6-baselines-unfair-b",
+        explain=_why_csfq_fairer,
         where="§3.4, Figs. 12-13",
         quote="In period B, RED, FRED and CSFQ allow the average flows to get around 6-7 Mbps "
         "while fragile flows to get only around 2-3 Mbps. (exp. 6: 7-8 and 1-2 Mbps)",
@@ -1027,6 +1051,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e6-d-csfq-worst",
+        explain=_why_csfq_fairer,
         where="§3.4, Fig. 13",
         quote="CSFQ provides the worst fairness by only giving 1 Mbps to the fragile flows and "
         "8.9 Mbps to the robust flows.",
