@@ -549,6 +549,23 @@ def _why_csfq_fairer(d: Data, r: Any) -> str:
     )
 
 
+def _why_drr_fred_e4(d: Data, r: Any) -> str:
+    """Experiment 4: flow 0's goodput and where DRR and FRED put their drops and marks."""
+    parts = []
+    for alg in ("drr", "fred"):
+        s = d.signals_per_mbps("4", alg)
+        rest = float(np.mean([v for n, v in s.items() if n != "flow 0"]))
+        gp = float(np.mean(d.value("4", alg, "flow 0")))
+        parts.append(
+            f"{LABEL[alg]} gives flow 0 (200 ms) {gp:.3f} Mbps and signals it {s['flow 0']:.0f} "
+            f"times per Mbps against the others' {rest:.0f}"
+        )
+    return (
+        "; ".join(parts) + ": DRR's per-flow queues spare the fragile flow and FRED signals "
+        "every flow alike (as in experiment 2), so the two are not alike in fairness"
+    )
+
+
 def _why_total_goodput(d: Data, r: Any) -> str:
     """Where Chablis's total goodput falls short of RED's: marks, queue and utilisation."""
     parts = []
@@ -908,6 +925,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e4-drr-like-fred",
+        explain=_why_drr_fred_e4,
         where="§3.3, Fig. 11",
         quote="DRR provides fairness similar to that of FRED, giving the fragile flow 0.22 Mbps.",
         metric="min/max goodput, experiment 4",
