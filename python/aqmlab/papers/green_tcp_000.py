@@ -418,6 +418,68 @@ def _why_lower_loss(d: Data, r: Any) -> str:
     return "; ".join(parts)
 
 
+def _curve(d: Data, e: int, algo: str, col: str, fmt: str = ".3f") -> str:
+    """``algo``'s ``col`` at every N of experiment ``e`` (means over seeds)."""
+    return ", ".join(f"{np.mean(d.v(e, algo, n, col)):{fmt}} ({n})" for n in d.ns(e))
+
+
+def _why_sfb_jain(d: Data, r: Any) -> str:
+    """SFB's Jain index and mean queue at every N of experiment 1."""
+    return (
+        f"SFB's Jain index by N: {_curve(d, 1, 'sfb', 'jain')}; its mean queue "
+        f"{_curve(d, 1, 'sfb', 'queue_mean', '.0f')} packets: SFB's fairness grows with N "
+        "here, with its queue, rather than breaking down"
+    )
+
+
+def _why_sfb_utilisation(d: Data, r: Any) -> str:
+    """SFB's and GREEN-Embedded's utilisation, mean queue and drops at the smallest N."""
+    n = d.ns(1)[0]
+
+    def one(a: str) -> str:
+        return (
+            f"{LABELS[a]} utilisation {np.mean(d.v(1, a, n, 'utilisation')):.3f}, mean queue "
+            f"{np.mean(d.v(1, a, n, 'queue_mean')):.0f} packets, "
+            f"{np.mean(d.v(1, a, n, 'overflow_drops')):.0f} overflows and "
+            f"{np.mean(d.v(1, a, n, 'early_drops')):.0f} early drops"
+        )
+
+    return (
+        f"N = {n}: {one('sfb')}; {one('green_embedded')}: SFB drops from a short queue, so the "
+        "link idles more often"
+    )
+
+
+def _why_fred_vs_droptail(d: Data, r: Any) -> str:
+    """FRED's and DropTail's Jain index at every N of experiment 1."""
+    text = (
+        f"Jain's index by N, FRED: {_curve(d, 1, 'fred', 'jain')}; DropTail: "
+        f"{_curve(d, 1, 'droptail', 'jain')}; SFB: {_curve(d, 1, 'sfb', 'jain')}"
+    )
+    dt = {n: float(np.mean(d.v(1, "droptail", n, "jain"))) for n in d.ns(1)}
+    below = [n for n in d.ns(1) if np.mean(d.v(1, "fred", n, "jain")) < dt[n]]
+    if len(below) == 1:
+        n = below[0]
+        rest = [v for k, v in dt.items() if k != n]
+        if dt[n] > max(rest):
+            text += (
+                f": FRED is below DropTail only at N = {n}, where DropTail's {dt[n]:.3f} is "
+                f"its highest (its other N: {min(rest):.3f}-{max(rest):.3f})"
+            )
+    return text
+
+
+def _why_no_alpha_low(d: Data, r: Any) -> str:
+    """Utilisation without alpha(t) at every N of experiments 2 and 3."""
+    parts = []
+    for e in (2, 3):
+        try:
+            parts.append(f"exp. {e}: {_curve(d, e, 'green_embedded_no_alpha', 'utilisation')}")
+        except KeyError:
+            continue
+    return "utilisation of GREEN-Embedded without alpha(t) by N, " + "; ".join(parts)
+
+
 def _why_queue_alpha(d: Data, r: Any) -> str:
     """GREEN-Embedded's queue with and without alpha(t), beside DropTail's, where a case fails."""
     col, what = (
@@ -595,6 +657,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-fred-beats-dt-sfb",
+        explain=_why_fred_vs_droptail,
         where="§7.1.1, Fig. 2(a)",
         quote="FRED is able to outperform Droptail and SFB because it queues at least two "
         "packets of a flow before marking a packet from that flow.",
@@ -606,6 +669,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-sfb-breaks-down",
+        explain=_why_sfb_jain,
         where="§7.1.1, Fig. 2(a)",
         quote="SFB exhibits poor fairness because it is sensitive to varying RTTs between flows, "
         "and breaks down under a large number of connections with varying RTTs",
@@ -695,6 +759,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-sfb-better-utilisation",
+        explain=_why_sfb_utilisation,
         where="§7.1.1, Fig. 2(c)",
         quote="However, SFB is able to provide better utilization when there is lesser contention "
         "for the link's bandwidth (fewer than 150 flows).",
@@ -916,6 +981,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e2-3-without-alpha-50",
+        explain=_why_no_alpha_low,
         where="§7.2",
         quote="In fact, without our approach, we would expect GREEN's utilization to be as low as "
         "50%!",
