@@ -67,3 +67,22 @@ def test_render_counts_and_moves(tmp_path: Path):
     assert "| `sfred_003` | 1 / 0 / 0 of 1 | 1 / 0 / 1 of 2 | 1 | 1 |" in md
     assert "| `green_tcp_000` | 1 / 0 / 0 of 1 | not run | — | — |" in md
     assert "`a` | §1 | holds | **fails** | runs" in md
+
+
+def test_borderline_cases_and_seeds_to_settle():
+    after = [
+        claim("edge", "fails", -0.55, 0.2),  # |margin| 0.55 vs interval 0.555: borderline
+        claim("clear", "holds", 2.0, 0.1),  # far beyond its interval
+    ]
+    found = ch.borderline(after)
+    assert [c["id"] for c, _ in found] == ["edge"]
+    # A borderline case that does not decide its claim (another case fails beyond doubt).
+    both = claim("both", "fails", -0.55, 0.2)
+    both["cases"].append(dict(both["cases"][0], label="d", margin=-3.0))
+    both["cases"][0]["verdict"] = "within noise"
+    assert ch.borderline([both]) == []
+    # Same mean and spread (sd = 0.2 x sqrt(5) = 0.447): with n seeds the interval is
+    # t(n-1) x 0.447 / sqrt(n); 3/4 of 0.55 is 0.4125. 7 seeds: 2.447 x 0.447 / 2.646 = 0.414;
+    # 8 seeds: 2.365 x 0.447 / 2.828 = 0.374.
+    assert ch.seeds_to_settle(-0.55, T4 * 0.2, 5) == 8
+    assert ch.seeds_to_settle(0.0, T4 * 0.2, 5) is None

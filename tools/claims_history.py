@@ -116,6 +116,46 @@ def _moved_case(before: dict[str, Any], after: dict[str, Any]) -> str:
     return ""
 
 
+#: A case is borderline when its |margin| lies within this factor of its t interval either way.
+BORDER = 4.0 / 3.0
+
+
+def _t(n: int) -> float:
+    return float(special.stdtrit(n - 1, 0.5 + CONFIDENCE / 2.0))
+
+
+def seeds_to_settle(margin: float, noise: float, seeds: int) -> int | None:
+    """Seeds for the t interval to shrink to 3/4 of |margin|, if the per-seed differences kept
+    their mean and spread (None above 100: more seeds would not settle it)."""
+    if seeds < 2 or not noise > 0 or margin == 0:
+        return None
+    sd = noise * math.sqrt(seeds) / _t(seeds)
+    for n in range(2, 101):
+        if _t(n) * sd / math.sqrt(n) <= 0.75 * abs(margin):
+            return n
+    return None
+
+
+def borderline(after: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(claim, case) for every case whose |margin| is within :data:`BORDER` of its interval
+    and whose verdict decides the claim's (the case across its edge moves the claim)."""
+    out = []
+    for c in after:
+        verdicts = [k["verdict"] for k in c["cases"]]
+        for i, k in enumerate(c["cases"]):
+            m, noise = k.get("margin"), k.get("noise")
+            if m is None or noise is None or not (math.isfinite(m) and math.isfinite(noise)):
+                continue
+            if not (noise > 0 and noise / BORDER <= abs(m) <= noise * BORDER):
+                continue
+            across = k["verdict"] != "within noise" and "within noise"
+            across = across or ("holds" if m > 0 else "fails")
+            moved = [*verdicts[:i], across, *verdicts[i + 1 :]]
+            if _combine(c.get("quorum", "all"), moved) != c["verdict"]:
+                out.append((c, k))
+    return out
+
+
 def cell(text: str, limit: int = 400) -> str:
     text = " ".join(str(text).split()).replace("|", "\\|")
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -202,7 +242,44 @@ def render(before_doc: dict[str, Any], after_dir: Path, after_label: str) -> str
         if gone:
             body += [f"Claims of the before record no longer checked: {', '.join(gone)}.", ""]
     lines.append(f"| all | {counts(tb)} | {counts(ta)} | | |")
+    body += _borderline_section(after_dir)
     return "\n".join([*lines, "", *body]).rstrip() + "\n"
+
+
+def _borderline_section(after_dir: Path) -> list[str]:
+    rows = []
+    for pid in ORDER:
+        a_path = after_dir / pid / "claims.json"
+        if not a_path.exists():
+            continue
+        for c, k in borderline(json.loads(a_path.read_text(encoding="utf-8"))):
+            n = seeds_to_settle(k["margin"], k["noise"], int(k["seeds"]))
+            rows.append(
+                f"| `{pid}` | `{c['id']}` | {cell(k['label'], 80)} | {k['verdict']} "
+                f"({c['verdict']}) | {k['margin']:.4g} ± {k['noise']:.3g} | "
+                f"{abs(k['margin']) / k['noise']:.2f} | {k['seeds']} | "
+                f"{n if n is not None else 'more than 100'} |"
+            )
+    head = [
+        "## Borderline cases",
+        "",
+        f"Cases whose |margin| lies within {BORDER:.2f}x of their Student's t interval either "
+        "way and whose verdict decides the claim's: a shift of a quarter of the interval moves "
+        "them, and the claim, between within noise and holds or fails. 'Seeds to settle': "
+        "seeds for the interval to shrink to 3/4 of |margin| if the per-seed differences kept "
+        "their mean and spread (an estimate; the mean moves too).",
+        "",
+    ]
+    if not rows:
+        return [*head, "None.", ""]
+    return [
+        *head,
+        "| paper | claim | case | case verdict (claim) | margin ± interval | |margin| / interval "
+        "| seeds | seeds to settle |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
