@@ -274,7 +274,7 @@ def _borderline_section(after_dir: Path) -> list[str]:
         return [*head, "None.", ""]
     return [
         *head,
-        "| paper | claim | case | case verdict (claim) | margin ± interval | |margin| / interval "
+        "| paper | claim | case | case verdict (claim) | margin ± interval | abs. margin / interval "
         "| seeds | seeds to settle |",
         "|---|---|---|---|---|---|---|---|",
         *rows,

@@ -498,8 +498,9 @@ def _why_queue_alpha(d: Data, r: Any) -> str:
             f"{q['green_embedded_no_alpha']:.0f}, DropTail {q['droptail']:.0f}"
         )
     return (
-        "; ".join(parts) + ": alpha(t) buys GREEN's utilisation with a queue near DropTail's; "
-        "without it the queue is short (claims 'e2-3-alpha-corrects' and the alpha(t) section)"
+        "; ".join(parts) + ": alpha(t) buys GREEN's utilisation with a long queue, of "
+        "DropTail's order; without it the queue is short (claims 'e2-3-alpha-corrects' and "
+        "the alpha(t) section)"
         if parts
         else ""
     )
