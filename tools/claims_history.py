@@ -274,8 +274,8 @@ def _borderline_section(after_dir: Path) -> list[str]:
         return [*head, "None.", ""]
     return [
         *head,
-        "| paper | claim | case | case verdict (claim) | margin ± interval | abs. margin / interval "
-        "| seeds | seeds to settle |",
+        "| paper | claim | case | case verdict (claim) | margin ± interval "
+        "| abs. margin / interval | seeds | seeds to settle |",
         "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
