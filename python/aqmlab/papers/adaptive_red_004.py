@@ -964,7 +964,12 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         index=["phase", "n"], columns="variant", values=["loss_rate", "utilisation"]
     )
     tab.columns = [f"{v} {'loss %' if m == 'loss_rate' else 'util %'}" for m, v in tab.columns]
-    rep.table((100 * tab).reset_index(), "Figs. 6/7: loss and utilisation per 40 s phase")
+    # The pivot orders phases as text ("120-160s" before "40-80s"); the table reads in time.
+    out = (100 * tab).reset_index()
+    out = out.sort_values(
+        "phase", key=lambda p: p.str.split("-").str[0].astype(float), kind="stable"
+    )
+    rep.table(out, "Figs. 6/7: loss and utilisation per 40 s phase")
     moves = pd.DataFrame(
         [{"seed": s, **mv} for s in d.seeds6() for mv in max_p_moves(d.trace(s), d.phases)]
     )
