@@ -28,7 +28,8 @@ pub trait Observer {
     type Hook: LinkHook;
 
     /// The hook of link `link`, if the observer measures it. Asked at every packet a link
-    /// moves: keep it cheap.
+    /// moves, for the links the build observes (`Link::observed`: the measured link, a
+    /// topology's declared links, traced links) and no others: keep it cheap.
     fn link_hook(&mut self, link: LinkId) -> Option<&mut Self::Hook>;
 
     /// Called once, after the network is built and the flows' activity events are scheduled:
@@ -314,19 +315,17 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         match ev {
             Ev::TxDone(l) => {
-                let hook = self.observer.link_hook(l);
-                let (arrival, next_done) =
-                    self.world.links[l as usize].on_tx_done(now, &mut self.world.pipes, hook);
+                let link = &mut self.world.links[l as usize];
+                let hook = hook_of(&mut self.observer, link, l);
+                let (arrival, next_done) = link.on_tx_done(now, &mut self.world.pipes, hook);
                 self.schedule(l, arrival);
                 self.schedule(l, next_done);
                 self.poll_qdisc_timer(l);
             }
             Ev::Arrive(l) => {
-                let pipes = &mut self.world.pipes;
-                let hook = self.observer.link_hook(l);
-                let Some((node, next)) =
-                    self.world.links[l as usize].take_arrival(now, pipes, hook)
-                else {
+                let link = &mut self.world.links[l as usize];
+                let hook = hook_of(&mut self.observer, link, l);
+                let Some((node, next)) = link.take_arrival(now, &mut self.world.pipes, hook) else {
                     return;
                 };
                 if let Some(t) = next {
@@ -341,7 +340,7 @@ impl<O: Observer> Simulator<O> {
                 }
                 let link = &mut self.world.links[li];
                 if link.qdisc.next_timer().is_some_and(|t| t <= now) {
-                    let hook = self.observer.link_hook(l);
+                    let hook = hook_of(&mut self.observer, link, l);
                     link.on_qdisc_timer(now, &self.world.pipes, hook);
                 }
                 self.poll_qdisc_timer(l);
@@ -472,7 +471,7 @@ impl<O: Observer> Simulator<O> {
         };
         let link = &mut self.world.links[l as usize];
         if link.takes_nodes() {
-            let hook = self.observer.link_hook(l);
+            let hook = hook_of(&mut self.observer, link, l);
             let next = link.offer_node(self.world.now, node, &mut self.world.pipes, hook);
             self.schedule(l, next);
             if self.polls[l as usize] {
@@ -490,8 +489,9 @@ impl<O: Observer> Simulator<O> {
         let now = self.world.now;
         if let Some(l) = self.routes.link(fi, pkt.kind == PacketKind::Ack, hop) {
             let polls = self.polls[l as usize];
-            let hook = self.observer.link_hook(l);
-            let next = self.world.links[l as usize].offer(now, pkt, &mut self.world.pipes, hook);
+            let link = &mut self.world.links[l as usize];
+            let hook = hook_of(&mut self.observer, link, l);
+            let next = link.offer(now, pkt, &mut self.world.pipes, hook);
             self.schedule(l, next);
             if polls {
                 self.poll_qdisc_timer(l);
@@ -518,6 +518,21 @@ impl<O: Observer> Simulator<O> {
             PacketKind::Data => self.arm_receiver(flow),
             PacketKind::Ack => self.arm_sender(flow),
         }
+    }
+}
+
+/// The observer's hook of `link` (number `l`) if the build observes it: the other links (most
+/// of a dumbbell's) skip the observer's lookup.
+#[inline]
+fn hook_of<'a, O: Observer>(
+    observer: &'a mut O,
+    link: &Link,
+    l: LinkId,
+) -> Option<&'a mut O::Hook> {
+    if link.observed() {
+        observer.link_hook(l)
+    } else {
+        None
     }
 }
 

@@ -206,6 +206,9 @@ pub struct LinkCounters {
 pub struct Link {
     fifo: Option<Fifo>,
     pipe: Pipe,
+    /// A link the results read beyond its counters (`Link::new`'s `observed`): the only links
+    /// whose hook the simulator asks the observer for.
+    observed: bool,
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub to: NodeId,
@@ -272,6 +275,7 @@ impl Link {
             qdisc,
             rng,
             fifo,
+            observed,
             loss: spec.loss,
             loss_rng,
             transmitting: NodeRef::NONE,
@@ -317,6 +321,13 @@ impl Link {
         } else if self.fifo.is_none() {
             self.qdisc.on_timer(now, &mut self.rng);
         }
+    }
+
+    /// Whether the results read this link beyond its counters, so that it may have a hook
+    /// (the simulator asks the observer for no other link's).
+    #[inline]
+    pub fn observed(&self) -> bool {
+        self.observed
     }
 
     /// Whether the simulator must ask the qdisc for its next timer after each packet: every
