@@ -532,6 +532,9 @@ impl Sender {
                 self.enter_recovery(now, emit);
             } else if c.last_response == Response::Ecn {
                 // Already reduced for this window by ECN: retransmit, no second reduction.
+                // ns-2's `dupack_action` keeps `cwnd_` as the ECN cut left it, so that is the
+                // window through this recovery and the one it leaves with.
+                c.recovery_cwnd = c.capped_cwnd();
                 self.enter_recovery(now, emit);
             }
             // Otherwise: duplicate ACKs from a window already responded to (ns-2 bug_fix_).

@@ -948,3 +948,61 @@ fn mathis_formula_reno_newreno_and_sack() {
         assert!((0.75..=1.25).contains(&r), "{v:?}: goodput/model = {r}");
     }
 }
+
+#[test]
+fn ns2_recovery_after_an_ecn_cut_keeps_the_ecn_window() {
+    // A mark, then a loss in the same window: the duplicate ACKs start a recovery without a
+    // second reduction (ns-2 `dupack_action` after `CWND_ACTION_ECN`). ns-2 leaves `cwnd_` as
+    // the ECN cut set it, so the recovery runs with that window and leaves with it (Reno and
+    // NewReno open it once on the exiting ACK), not with the window of an earlier recovery.
+    for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let cfg = TcpConfig {
+            variant,
+            ecn: true,
+            initial_ssthresh: 20,
+            model: TcpModel::Ns2,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        let mut dropped = false;
+        w.fate = Box::new(move |p, _| match p.seq {
+            100 => Fate::Mark,
+            104 if !dropped => {
+                dropped = true;
+                Fate::Drop
+            }
+            _ => Fate::Pass,
+        });
+        w.start(None);
+        let mut after_ecn = None;
+        let mut exit = None;
+        loop {
+            let was_in = w.sender.in_recovery();
+            let cuts = w.sender.stats().ecn_reductions;
+            if !w.step(at(3_000)) {
+                break;
+            }
+            if w.sender.stats().ecn_reductions > cuts {
+                after_ecn = Some((w.sender.cwnd(), w.sender.ssthresh()));
+            }
+            if was_in && !w.sender.in_recovery() {
+                exit = Some((w.sender.cwnd(), w.sender.ssthresh()));
+                break;
+            }
+        }
+        let (ecn_cwnd, ecn_ss) = after_ecn.expect("an ECN cut");
+        let (cwnd, ss) = exit.expect("a recovery");
+        let s = w.sender.stats();
+        assert_eq!(
+            (s.ecn_reductions, s.fast_retransmits, s.timeouts),
+            (1, 1, 0),
+            "{variant:?}"
+        );
+        assert_eq!(ss, ecn_ss, "{variant:?}: no second reduction");
+        assert!(ecn_cwnd > 8.0, "{variant:?}: {ecn_cwnd}");
+        assert!(
+            cwnd >= ecn_cwnd && cwnd <= ecn_cwnd + 1.0,
+            "{variant:?}: left recovery at {cwnd}, the ECN cut left {ecn_cwnd}"
+        );
+    }
+}
