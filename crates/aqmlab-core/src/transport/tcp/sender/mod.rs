@@ -617,7 +617,7 @@ impl Sender {
 
     /// RFC 6675 `pipe` of a SACK sender (None for the other variants).
     #[cfg(test)]
-    fn sack_pipe(&self) -> Option<u64> {
+    fn sack_pipe(&self) -> Option<i64> {
         match &self.recovery {
             AnyRecovery::Sack(s) => Some(s.current_pipe(&self.conn)),
             _ => None,
