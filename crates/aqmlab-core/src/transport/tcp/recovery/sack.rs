@@ -20,6 +20,15 @@
 //!   timeout clears the scoreboard, so go-back-N resends SACKed segments too; and leaving
 //!   recovery forgets `recover` (`recover_ = 0`), so the next duplicate ACKs or ECN-Echo are a
 //!   new congestion signal whatever they acknowledge.
+//! - With `tcp.model = "ns2"`, `pipe` is ns-2's counter `pipe_`, not `SetPipe`: on entry the
+//!   segments outstanding less `dupack_threshold`, then one less for every ACK in recovery, a
+//!   second one less for a partial ACK (`partial_ack_ = 0`), one more for every segment sent.
+//!   A lost segment leaves it only through those ACKs, so a window that lost most of its
+//!   segments may send nothing after its fast retransmission and wait for the timer, where
+//!   `SetPipe` counts the lost segments out at once and repairs them all within a round trip
+//!   (traced on the ECN RED dumbbell: flow 0 in ns-2 at 36.0 s, seven of a window's last
+//!   eleven segments lost, one partial ACK, then the timeout). The window through recovery is
+//!   ns-2's `cwnd_`: the response's fractional `W/2` (or what an ECN cut left), at least one.
 //! - Under both models every partial ACK restarts the timer (RFC 6298 rule 5.3). ns-2's Sack1
 //!   does too with its default `partial_ack_ = 0` (`newtimer` on each partial ACK); its
 //!   `firstpartial_` rule belongs to `partial_ack_ = 1`. Traced on one 460 ms flow whose slow

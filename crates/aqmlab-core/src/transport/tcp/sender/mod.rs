@@ -24,7 +24,8 @@
 //!   If `snd_una < recover` (the duplicate ACKs belong to a window already reduced for), no
 //!   second fast retransmit: ns-2's `bug_fix_` (RFC 6582 §4.1). Exception as in ns-2: if the
 //!   last reduction was an ECN response, the segment is retransmitted and recovery entered
-//!   without reducing again.
+//!   without reducing again (under `tcp.model = "ns2"` with the window the ECN cut left, which
+//!   that recovery also leaves with).
 //! - Reno leaves recovery on the first new ACK with `cwnd = ssthresh`. NewReno leaves only on
 //!   an ACK `>= recover` ("full ACK", `cwnd = ssthresh`, RFC 6582 option 2, as ns-2);
 //!   a partial ACK retransmits the next hole, deflates `cwnd` by the amount acknowledged and
