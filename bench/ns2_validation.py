@@ -65,6 +65,15 @@ HELD_OUT: dict[str, tuple[str, list[str]]] = {
     ),
     "parking_lot_red": ("scenarios/examples/parking_lot.toml", []),
     "mixed_udp": ("scenarios/crosscheck/mixed_udp.toml", []),
+    "mixed_udp_sack": ("scenarios/crosscheck/mixed_udp.toml", ["flows.0.tcp.variant=sack"]),
+}
+#: The RED demo marking instead of dropping (ECN on the queue and the senders), each sender.
+ECN: dict[str, tuple[str, list[str]]] = {
+    f"demo_red_ecn_{v}": (
+        "scenarios/demo/red.toml",
+        [f"flows.0.tcp.variant={v}", "flows.0.tcp.ecn=true", "bottleneck.qdisc.ecn=true"],
+    )
+    for v in ("reno", "newreno", "sack")
 }
 #: The same scenarios with aqmlab's RFC readings (`tcp.model = "rfc"`), ns-2 unchanged: the
 #: gap the `ns2` model closes (docs/validation.md, "Which TCP model").
@@ -80,6 +89,7 @@ RFC_MODEL: dict[str, tuple[str, list[str]]] = {
     )
 }
 CASES.update(HELD_OUT)
+CASES.update(ECN)
 CASES.update(RFC_MODEL)
 
 #: Columns of the docs table (crosscheck metric keys).

@@ -52,6 +52,12 @@ pub(super) struct SackBehaviour {
     pub scoreboard_cleared: bool,
     /// Leaving recovery forgets `recover` (ns-2 `recover_ = 0`).
     pub forget_recover_on_exit: bool,
+    /// `pipe` is ns-2's counter `pipe_`: the segments outstanding less `dupack_threshold` on
+    /// entry, one less per ACK in recovery and a second one less for a partial ACK, one more
+    /// per segment sent, so a lost segment stays in it; instead of RFC 6675 `SetPipe` from the
+    /// scoreboard, which takes lost segments out at once. No send on entry beyond the fast
+    /// retransmission.
+    pub pipe_counts_acks: bool,
 }
 
 impl Behaviour {
@@ -72,6 +78,7 @@ impl Behaviour {
                 early_entry: !ns2,
                 scoreboard_cleared: ns2,
                 forget_recover_on_exit: ns2,
+                pipe_counts_acks: ns2,
             },
         }
     }

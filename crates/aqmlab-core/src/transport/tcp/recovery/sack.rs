@@ -20,6 +20,15 @@
 //!   timeout clears the scoreboard, so go-back-N resends SACKed segments too; and leaving
 //!   recovery forgets `recover` (`recover_ = 0`), so the next duplicate ACKs or ECN-Echo are a
 //!   new congestion signal whatever they acknowledge.
+//! - With `tcp.model = "ns2"`, `pipe` is ns-2's counter `pipe_`, not `SetPipe`: on entry the
+//!   segments outstanding less `dupack_threshold`, then one less for every ACK in recovery, a
+//!   second one less for a partial ACK (`partial_ack_ = 0`), one more for every segment sent.
+//!   A lost segment leaves it only through those ACKs, so a window that lost most of its
+//!   segments may send nothing after its fast retransmission and wait for the timer, where
+//!   `SetPipe` counts the lost segments out at once and repairs them all within a round trip
+//!   (traced on the ECN RED dumbbell: flow 0 in ns-2 at 36.0 s, seven of a window's last
+//!   eleven segments lost, one partial ACK, then the timeout). The window through recovery is
+//!   ns-2's `cwnd_`: the response's fractional `W/2` (or what an ECN cut left), at least one.
 //! - Under both models every partial ACK restarts the timer (RFC 6298 rule 5.3). ns-2's Sack1
 //!   does too with its default `partial_ack_ = 0` (`newtimer` on each partial ACK); its
 //!   `firstpartial_` rule belongs to `partial_ack_ = 1`. Traced on one 460 ms flow whose slow
@@ -39,6 +48,9 @@ pub struct Sack {
     board: Scoreboard,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
     high_rxt: u64,
+    /// ns-2's `pipe_` counter (`SackBehaviour::pipe_counts_acks`), valid in recovery; ACKs
+    /// may take it below zero.
+    counted_pipe: i64,
 }
 
 /// Which segments from `snd_una` on the receiver has SACKed.
@@ -131,11 +143,14 @@ fn lost_threshold(conn: &Conn) -> u32 {
 impl Sack {
     /// `pipe` now (tests check it never exceeds `cwnd` after a send).
     #[cfg(test)]
-    pub(in super::super) fn current_pipe(&self, conn: &Conn) -> u64 {
+    pub(in super::super) fn current_pipe(&self, conn: &Conn) -> i64 {
+        if conn.behave.sack.pipe_counts_acks {
+            return self.counted_pipe;
+        }
         self.pipe(
             conn,
             self.board.lost_limit(conn.snd_una, lost_threshold(conn)),
-        )
+        ) as i64
     }
 
     /// RFC 6675 §4 `SetPipe`: segments in `[snd_una, snd_max)` that are not SACKed count once
@@ -153,10 +168,16 @@ impl Sack {
 
     /// RFC 6675 §5 step (C): while `cwnd − pipe ≥ 1`, send `NextSeg()`: the lowest lost
     /// segment not yet retransmitted (rule 1), else new data within the receiver window (rule 2).
+    /// `pipe` is `SetPipe` from the scoreboard, or ns-2's counter, which each send raises.
     fn send<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
         let lost_limit = self.board.lost_limit(conn.snd_una, lost_threshold(conn));
-        let mut pipe = self.pipe(conn, lost_limit);
-        let cwnd = conn.win.cwnd.floor() as u64;
+        let counted = conn.behave.sack.pipe_counts_acks;
+        let mut pipe = if counted {
+            self.counted_pipe
+        } else {
+            self.pipe(conn, lost_limit) as i64
+        };
+        let cwnd = conn.win.cwnd.floor() as i64;
         let rwnd_end = if conn.max_window == 0 {
             u64::MAX
         } else {
@@ -179,12 +200,19 @@ impl Sack {
             }
             pipe += 1;
         }
+        if counted {
+            self.counted_pipe = pipe;
+        }
     }
 }
 
 impl Recovery for Sack {
     fn on_ack_received(&mut self, conn: &Conn, pkt: &Packet) {
         self.board.record(pkt, conn.snd_una, conn.snd_max);
+        if conn.in_recovery && conn.behave.sack.pipe_counts_acks {
+            // ns-2 Sack1 `recv()` in fast recovery: `--pipe_` for every ACK, first of all.
+            self.counted_pipe -= 1;
+        }
     }
 
     fn on_cumulative_ack(&mut self, conn: &Conn, n: u64) {
@@ -212,12 +240,27 @@ impl Recovery for Sack {
     }
 
     /// RFC 6675 §5 steps (4.2)-(4.3): `cwnd = ssthresh`, retransmit, then pipe-limited.
+    /// ns-2 Sack1 (`dupack_action`): `cwnd_` is the fractional window of the response (W/2, or
+    /// the window an ECN cut left), `pipe_ = maxseq_ − highest_ack_ − numdupacks_`, and only
+    /// the retransmission goes out on this ACK.
     fn enter<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
-        conn.win.cwnd = conn.win.ssthresh as f64;
+        if conn.behave.fractional_recovery_window {
+            conn.recovery_cwnd = conn.recovery_cwnd.max(1.0);
+            conn.win.cwnd = conn.recovery_cwnd;
+        } else {
+            conn.win.cwnd = conn.win.ssthresh as f64;
+        }
         let seq = conn.snd_una;
         self.high_rxt = seq + 1;
+        let counted = conn.behave.sack.pipe_counts_acks;
+        if counted {
+            self.counted_pipe =
+                (conn.snd_max - conn.snd_una) as i64 - i64::from(conn.dupack_threshold);
+        }
         conn.transmit(now, seq, emit);
-        self.send(conn, now, emit);
+        if !counted {
+            self.send(conn, now, emit);
+        }
     }
 
     fn on_dup_ack<F: FnMut(Packet) + ?Sized>(
@@ -240,6 +283,11 @@ impl Recovery for Sack {
     ) -> bool {
         conn.stats.partial_acks += 1;
         conn.arm_timer(now);
+        if conn.behave.sack.pipe_counts_acks {
+            // ns-2 Sack1 with `partial_ack_ = 0`: a second `--pipe_` (the retransmission this
+            // ACK reports has left the network as well as the segment that triggered it).
+            self.counted_pipe -= 1;
+        }
         self.send(conn, now, emit);
         true
     }

@@ -24,7 +24,8 @@
 //!   If `snd_una < recover` (the duplicate ACKs belong to a window already reduced for), no
 //!   second fast retransmit: ns-2's `bug_fix_` (RFC 6582 §4.1). Exception as in ns-2: if the
 //!   last reduction was an ECN response, the segment is retransmitted and recovery entered
-//!   without reducing again.
+//!   without reducing again (under `tcp.model = "ns2"` with the window the ECN cut left, which
+//!   that recovery also leaves with).
 //! - Reno leaves recovery on the first new ACK with `cwnd = ssthresh`. NewReno leaves only on
 //!   an ACK `>= recover` ("full ACK", `cwnd = ssthresh`, RFC 6582 option 2, as ns-2);
 //!   a partial ACK retransmits the next hole, deflates `cwnd` by the amount acknowledged and
@@ -532,6 +533,9 @@ impl Sender {
                 self.enter_recovery(now, emit);
             } else if c.last_response == Response::Ecn {
                 // Already reduced for this window by ECN: retransmit, no second reduction.
+                // ns-2's `dupack_action` keeps `cwnd_` as the ECN cut left it, so that is the
+                // window through this recovery and the one it leaves with.
+                c.recovery_cwnd = c.capped_cwnd();
                 self.enter_recovery(now, emit);
             }
             // Otherwise: duplicate ACKs from a window already responded to (ns-2 bug_fix_).
@@ -614,7 +618,7 @@ impl Sender {
 
     /// RFC 6675 `pipe` of a SACK sender (None for the other variants).
     #[cfg(test)]
-    fn sack_pipe(&self) -> Option<u64> {
+    fn sack_pipe(&self) -> Option<i64> {
         match &self.recovery {
             AnyRecovery::Sack(s) => Some(s.current_pipe(&self.conn)),
             _ => None,

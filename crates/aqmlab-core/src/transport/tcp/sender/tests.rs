@@ -280,7 +280,7 @@ fn sack_repairs_a_burst_of_losses_with_the_pipe_within_cwnd() {
             {
                 // RFC 6675: an ACK in recovery sends only while cwnd − pipe ≥ 1.
                 let pipe = w.sender.sack_pipe().unwrap();
-                assert!(pipe <= w.sender.cwnd().floor() as u64);
+                assert!(pipe <= w.sender.cwnd().floor() as i64);
             }
             if s.retransmits > 0 {
                 first_rtx.get_or_insert(w.now);
@@ -946,5 +946,127 @@ fn mathis_formula_reno_newreno_and_sack() {
         let r = mathis(v);
         eprintln!("{v:?}: goodput/model = {r}");
         assert!((0.75..=1.25).contains(&r), "{v:?}: goodput/model = {r}");
+    }
+}
+
+#[test]
+fn ns2_sack_pipe_counts_acks_not_the_scoreboard() {
+    // ns-2's Sack1 keeps `pipe_` as a counter: on the third duplicate ACK the segments
+    // outstanding less three, then one less per ACK in recovery (two per partial ACK) and one
+    // more per segment sent. Lost segments stay in it, so a window that lost most of its tail
+    // cannot refill the pipe: eight holes at the end of a window of 12 (pipe 12 − 3, − 1 for
+    // the fourth duplicate ACK, − 2 for the partial ACK: 6, the whole of cwnd), as flow 0 of
+    // the ECN RED dumbbell in ns-2 at 36.0 s (fast retransmit, a partial ACK, nothing more
+    // sent, timeout). RFC 6675's SetPipe takes the lost segments out at once and repairs them.
+    let run = |model: TcpModel| {
+        let cfg = TcpConfig {
+            variant: Variant::Sack,
+            initial_ssthresh: 10,
+            model,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        w.drop_first_tx_of(&[30, 31, 32, 33, 34, 35, 36, 37]);
+        w.start(None);
+        let mut checked = 0;
+        loop {
+            let was_in = w.sender.in_recovery();
+            let pipe_before = w.sender.sack_pipe().unwrap();
+            let flight_before = w.sender.snd_max() - w.sender.snd_una();
+            let una_before = w.sender.snd_una();
+            let sent_before = w.sender.stats().segments_sent;
+            let acks_before = w.sender.stats().acks_received;
+            if !w.step(at(3_000)) {
+                break;
+            }
+            if model != TcpModel::Ns2 || w.sender.stats().timeouts > 0 {
+                continue;
+            }
+            let sent = (w.sender.stats().segments_sent - sent_before) as i64;
+            let pipe = w.sender.sack_pipe().unwrap();
+            if !was_in && w.sender.in_recovery() {
+                assert_eq!(sent, 1, "only the fast retransmission on entry");
+                assert_eq!(pipe, flight_before as i64 - 3);
+                checked += 1;
+            } else if was_in
+                && w.sender.in_recovery()
+                && w.sender.stats().acks_received > acks_before
+            {
+                let partial = i64::from(w.sender.snd_una() > una_before);
+                assert_eq!(pipe, pipe_before - 1 - partial + sent, "ACK in recovery");
+                assert!(pipe <= w.sender.cwnd().floor() as i64 || sent == 0);
+                checked += 1;
+            }
+        }
+        // The entry, two duplicate ACKs and the partial ACK; then the timer.
+        assert!(model != TcpModel::Ns2 || checked >= 3, "{checked}");
+        w.sender.stats().clone()
+    };
+    let rfc = run(TcpModel::Rfc);
+    assert_eq!(rfc.fast_retransmits, 1);
+    assert_eq!(rfc.timeouts, 0, "SetPipe repairs the holes in recovery");
+    let ns2 = run(TcpModel::Ns2);
+    assert_eq!(ns2.fast_retransmits, 1);
+    assert_eq!(
+        ns2.timeouts, 1,
+        "the counted pipe stays full of lost segments"
+    );
+}
+
+#[test]
+fn ns2_recovery_after_an_ecn_cut_keeps_the_ecn_window() {
+    // A mark, then a loss in the same window: the duplicate ACKs start a recovery without a
+    // second reduction (ns-2 `dupack_action` after `CWND_ACTION_ECN`). ns-2 leaves `cwnd_` as
+    // the ECN cut set it, so the recovery runs with that window and leaves with it (Reno and
+    // NewReno open it once on the exiting ACK), not with the window of an earlier recovery.
+    for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let cfg = TcpConfig {
+            variant,
+            ecn: true,
+            initial_ssthresh: 20,
+            model: TcpModel::Ns2,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(30));
+        let mut dropped = false;
+        w.fate = Box::new(move |p, _| match p.seq {
+            100 => Fate::Mark,
+            104 if !dropped => {
+                dropped = true;
+                Fate::Drop
+            }
+            _ => Fate::Pass,
+        });
+        w.start(None);
+        let mut after_ecn = None;
+        let mut exit = None;
+        loop {
+            let was_in = w.sender.in_recovery();
+            let cuts = w.sender.stats().ecn_reductions;
+            if !w.step(at(3_000)) {
+                break;
+            }
+            if w.sender.stats().ecn_reductions > cuts {
+                after_ecn = Some((w.sender.cwnd(), w.sender.ssthresh()));
+            }
+            if was_in && !w.sender.in_recovery() {
+                exit = Some((w.sender.cwnd(), w.sender.ssthresh()));
+                break;
+            }
+        }
+        let (ecn_cwnd, ecn_ss) = after_ecn.expect("an ECN cut");
+        let (cwnd, ss) = exit.expect("a recovery");
+        let s = w.sender.stats();
+        assert_eq!(
+            (s.ecn_reductions, s.fast_retransmits, s.timeouts),
+            (1, 1, 0),
+            "{variant:?}"
+        );
+        assert_eq!(ss, ecn_ss, "{variant:?}: no second reduction");
+        assert!(ecn_cwnd > 8.0, "{variant:?}: {ecn_cwnd}");
+        assert!(
+            cwnd >= ecn_cwnd && cwnd <= ecn_cwnd + 1.0,
+            "{variant:?}: left recovery at {cwnd}, the ECN cut left {ecn_cwnd}"
+        );
     }
 }
