@@ -12,13 +12,23 @@
 // as BulkSendApplication does) -> PacketSink connection; `Config::SetDefault` lines of the run
 // file set ns-3's TCP.
 //
-// The senders' sockets are ns-3's TcpSocketBase with one change: a retransmission of the first
-// unacknowledged segment in fast recovery restarts the retransmission timer, as ns-2's agents,
-// Linux (tcp_xmit_retransmit_queue) and aqmlab's sender do. ns-3.44 starts the timer on a
-// retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
-// the last new ACK; with a full DropTail queue the duplicate ACKs arrive most of an RTT after
-// that ACK, and the timer (RTO close to the RTT) expires before the fast retransmission can be
-// acknowledged: a spurious timeout, then go-back-N resends segments the receiver holds.
+// The senders' sockets are ns-3's TcpSocketBase with two changes, both to what ns-2's agents,
+// Linux, RFC 5681 and aqmlab's sender do:
+// 1. A retransmission of the first unacknowledged segment in fast recovery restarts the
+//    retransmission timer (Linux: tcp_xmit_retransmit_queue). ns-3.44 starts the timer on a
+//    retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
+//    the last new ACK; with a full DropTail queue the duplicate ACKs arrive most of an RTT after
+//    that ACK, and the timer (RTO close to the RTT) expires before the fast retransmission can
+//    be acknowledged: a spurious timeout, then go-back-N resends segments the receiver holds.
+// 2. The ACK that ends fast recovery sets cwnd to ssthresh and does not also grow it
+//    (RFC 5681 section 3.2 step 6; Linux grows it by the segments that ACK newly delivers, which
+//    after SACK recovery is the retransmission alone). ns-3.44 hands the congestion control
+//    every segment the ACK covers, most of them SACKed long before: TcpLinuxReno adds
+//    covered / cwnd segments at once, 2 of a window of 11. And TcpLinuxReno's linear-increase
+//    counter is cleared when recovery starts, as Linux clears snd_cwnd_cnt
+//    (tcp_init_cwnd_reduction); ns-3.44 keeps the count of the window before the loss, which
+//    then adds one more segment on the first ACK after recovery. Together these shortened each
+//    flow's sawtooth by about a quarter (3 segments of 11 at once).
 //
 // Run file (one directive per line, '#' starts a comment, durations in integer ns, rates in bit/s):
 //   seed N                      RngSeedManager run number
@@ -65,7 +75,68 @@ using namespace ns3;
 namespace
 {
 
-/// TcpSocketBase whose fast retransmission restarts the retransmission timer (see the top).
+/// The congestion control of a socket during the ACK that ends fast recovery: everything is
+/// the socket's own, but the window does not grow on that ACK (change 2 at the top).
+class NoGrowth : public TcpCongestionOps
+{
+  public:
+    explicit NoGrowth(Ptr<TcpCongestionOps> inner)
+        : m_inner(inner)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return m_inner->GetName();
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t inFlight) override
+    {
+        return m_inner->GetSsThresh(tcb, inFlight);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState>, uint32_t) override
+    {
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t acked, const Time& rtt) override
+    {
+        m_inner->PktsAcked(tcb, acked, rtt);
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t state) override
+    {
+        m_inner->CongestionStateSet(tcb, state);
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
+    {
+        m_inner->CwndEvent(tcb, event);
+    }
+
+    bool HasCongControl() const override
+    {
+        return m_inner->HasCongControl();
+    }
+
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override
+    {
+        m_inner->CongControl(tcb, rc, rs);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return m_inner->Fork();
+    }
+
+  private:
+    Ptr<TcpCongestionOps> m_inner;
+};
+
+/// TcpSocketBase with the two changes at the top.
 class RearmingTcpSocket : public TcpSocketBase
 {
   protected:
@@ -80,6 +151,31 @@ class RearmingTcpSocket : public TcpSocketBase
             m_retxEvent = Simulator::Schedule(m_rto.Get(), &RearmingTcpSocket::ReTxTimeout, this);
         }
         return sent;
+    }
+
+    void ProcessAck(const SequenceNumber32& ack,
+                    bool scoreboardUpdated,
+                    uint32_t delivered,
+                    const SequenceNumber32& oldHead,
+                    bool receivedData) override
+    {
+        const auto before = m_tcb->m_congState.Get();
+        if (before == TcpSocketState::CA_RECOVERY && ack >= m_recover)
+        {
+            Ptr<TcpCongestionOps> cc = m_congestionControl;
+            m_congestionControl = Create<NoGrowth>(cc);
+            TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+            m_congestionControl = cc;
+            return;
+        }
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+        // TcpLinuxReno holds nothing but its linear-increase counter: a fresh one clears it.
+        if (before != TcpSocketState::CA_RECOVERY &&
+            m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            m_congestionControl->GetInstanceTypeId() == TcpLinuxReno::GetTypeId())
+        {
+            SetCongestionControlAlgorithm(CreateObject<TcpLinuxReno>());
+        }
     }
 };
 
