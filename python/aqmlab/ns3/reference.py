@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab.ns3 import build, prepare_seed, run_seed
-from aqmlab.xcheck import Unsupported
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,7 +65,9 @@ def record(scenario_path: Path, seeds: int) -> dict[str, Any]:
         "scenario": text,
         "seeds": [r["seed"] for r in runs],
         "metrics": {k: statistics.fmean(r["ns3"][k] for r in runs) for k in keys},
-        "spread": {k: [min(r["ns3"][k] for r in runs), max(r["ns3"][k] for r in runs)] for k in keys},
+        "spread": {
+            k: [min(r["ns3"][k] for r in runs), max(r["ns3"][k] for r in runs)] for k in keys
+        },
         "runs": runs,
     }
 
