@@ -127,6 +127,7 @@ def test_red_step_marker_and_dctcp():
         ("ns3_pie.toml", "flows.0.packets=100", "flows.0.packets", "bulk"),
         ("ns3_pie.toml", "flows.0.tcp.mss=42", "flows.0.tcp.mss", "> 42"),
         ("ns3_pie.toml", "flows.0.count=16001", "flows", "at most 16000"),
+        ("ns3_pie.toml", "flows.0.tcp.delayed_ack=true", "flows.0.tcp.delayed_ack", "per ACK"),
         ("ns3_fq_codel.toml", "flows.0.tcp.mss=9000", "flows.0.tcp.mss", "quantum"),
     ],
 )
