@@ -14,7 +14,7 @@ export PYO3_PYTHON := $(abspath $(PY))
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3 reproduce-full
+.PHONY: help setup dev demo test test-rust test-py bench bench-scaling lint fmt docs clean wheel fuzz ns3 ns3-reference reproduce-full
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -52,6 +52,11 @@ dev: $(VENV)/.built $(VENV)/.dev ## setup plus the test and lint tools (the dev 
 # user's cache, and the project's ns-3 program compiled against them (about a minute of g++).
 ns3: $(VENV)/.deps ## install ns-3.44 (PyPI wheel) and build the crosscheck's ns-3 program
 	nice $(PY) python/aqmlab/ns3/build.py
+
+# Re-records bench/reference/ns3_*.json (what tests/ns3_reference.rs compares aqmlab with) from
+# bench/reference/scenarios/*.toml with the cross-check's ns-3 program; about 15 min of one core.
+ns3-reference: setup ## re-record the ns-3 reference runs of bench/reference (needs `make ns3`)
+	bench/reference/record.sh
 
 demo: setup ## run DropTail vs RED vs gentle RED (30 flows, 150 s); results under results/demo/
 	$(PY) -m aqmlab.demo --out results/demo

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # aqmlab beside ns-3.44 on the 155 Mbps dumbbell, in one invocation: the same scenario
 # (bench/scenarios/dumbbell_155mbps_100flows.toml with `count`, variant and duration set) runs in
-# aqmlab and in the project's own ns-3 program (bench/ns3/dumbbell.cc, built by bench/ns3/build.sh
-# against the `ns3` wheel from PyPI), and the script prints both CPU times (user + system of the
-# whole process, /usr/bin/time) and their ratio, with each side's utilisation and loss.
+# aqmlab and in the cross-check's ns-3 program (python/aqmlab/ns3/dumbbell.cc, built on first use
+# against the `ns3` wheel from PyPI, as `make ns3` does), and the script prints both CPU times
+# (user + system of the whole process, /usr/bin/time) and their ratio, with each side's
+# utilisation.
 #
-# Same scenario semantics on both sides: N bulk flows starting in [0, 1 s), 10 Mbps access links
-# with one-way delays linear over 1-200 ms, a 155 Mbps / 30 ms bottleneck with a 600-packet FIFO,
-# 1 Gbps / 0 ms sink links, 1000-byte packets on the wire (ns-3: 958-byte segments), NewReno
-# (ns-3: classic recovery) or SACK, an ACK per segment, initial window 2, minimum RTO 200 ms.
+# The ns-3 side runs the run file `python -m aqmlab.ns3.reference run-file` writes, as
+# `aqmlab crosscheck --against ns3` does (translation in python/aqmlab/ns3/translate.py): the
+# start times and access delays aqmlab resolved for the seed, 1000-byte packets on the wire
+# (958-byte segments), TcpLinuxReno with classic recovery, SACK or not as the variant says. Writing
+# the run file runs aqmlab once more, untimed.
 #
 #   bench/vs_ns3.sh                                 # 100 flows, NewReno, 60 simulated seconds
 #   FLOWS="100 400" VARIANT=sack DURATION=180 REPEATS=2 bench/vs_ns3.sh
-#   NS3=/path/to/other/dumbbell bench/vs_ns3.sh      # another ns-3 program with the same options
-#                                                     # (e.g. a reference dumbbell kept elsewhere)
+#   NS3=/path/to/other/build bench/vs_ns3.sh         # another build of the program (same run file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FLOWS=${FLOWS:-100}
@@ -21,13 +22,13 @@ VARIANT=${VARIANT:-newreno}
 DURATION=${DURATION:-60}
 REPEATS=${REPEATS:-1}
 AQMLAB=${AQMLAB:-.venv/bin/aqmlab}
+PY=${PY:-.venv/bin/python}
 [[ -x $AQMLAB ]] || { echo "error: $AQMLAB not found (make setup)" >&2; exit 2; }
-NS3=${NS3:-$(bench/ns3/build.sh)}
+NS3=${NS3:-$("$PY" python/aqmlab/ns3/build.py)}
 cargo build -q --release -p aqmlab-core --example run
 CORE=./target/release/examples/run
 case $VARIANT in
-  newreno) sack=0 ;;
-  sack) sack=1 ;;
+  newreno | sack) ;;
   *) echo "error: VARIANT must be newreno or sack, not '$VARIANT'" >&2; exit 2 ;;
 esac
 
@@ -61,12 +62,9 @@ for n in $FLOWS; do
   sed -e "s/^count = .*/count = $n/" -e "s/^duration = .*/duration = \"${DURATION}s\"/" \
     -e "s/variant = \"newreno\"/variant = \"$VARIANT\"/" \
     bench/scenarios/dumbbell_155mbps_100flows.toml >"$scen"
-  warmup=$(sed -n 's/^warmup = "\(.*\)s"/\1/p' "$scen")
+  "$PY" -m aqmlab.ns3.reference run-file "$scen" >"$tmp/run_${n}.txt"
   for ((r = 0; r < REPEATS; r++)); do
-    ns3=$(cpu "$NS3" --flows="$n" --bottleneckBw=155Mbps --bottleneckDelay=30ms --accessBw=10Mbps \
-      --minAccessDelay=1ms --maxAccessDelay=200ms --queueLimitPackets=600 \
-      --duration="$DURATION" --warmup="$warmup" --sack="$sack" --segmentSize=958 \
-      --minRto=200ms --initialCwnd=2)
+    ns3=$(cpu "$NS3" --run="$tmp/run_${n}.txt")
     u3=$(field utilisation)
     ours=$(cpu "$AQMLAB" run "$scen" --json --no-plots --out "$tmp/run")
     uo=$(field utilisation)

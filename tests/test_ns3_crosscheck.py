@@ -4,6 +4,10 @@ the ``ns3`` wheel or a compiler is missing) an end-to-end run of the real progra
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +15,7 @@ import pytest
 
 import aqmlab
 from aqmlab import registry
-from aqmlab.ns3 import build, flows_of, run_seed, translate
+from aqmlab.ns3 import build, flows_of, prepare_seed, run_program, run_seed, translate
 from aqmlab.xcheck import Unsupported, table
 from conftest import ROOT, run_cli
 
@@ -121,6 +125,10 @@ def test_red_step_marker_and_dctcp():
         ("ns3_pie.toml", 'flows.0.kind="udp_cbr"', "flows.0.kind", "tcp"),
         ("ns3_pie.toml", 'flows.0.duration="5s"', "flows.0.duration", "end of the run"),
         ("ns3_pie.toml", "flows.0.packets=100", "flows.0.packets", "bulk"),
+        ("ns3_pie.toml", "flows.0.tcp.mss=42", "flows.0.tcp.mss", "> 42"),
+        ("ns3_pie.toml", "flows.0.count=16001", "flows", "at most 16000"),
+        ("ns3_pie.toml", "flows.0.tcp.delayed_ack=true", "flows.0.tcp.delayed_ack", "per ACK"),
+        ("ns3_fq_codel.toml", "flows.0.tcp.mss=9000", "flows.0.tcp.mss", "quantum"),
     ],
 )
 def test_what_ns3_lacks_is_named_by_key(scenario, override, path, allowed):
@@ -129,6 +137,15 @@ def test_what_ns3_lacks_is_named_by_key(scenario, override, path, allowed):
         translate.check(doc)
     assert e.value.path == path
     assert allowed in str(e.value)
+
+
+def test_packets_above_the_mtu_travel_whole_not_in_fragments():
+    # ns-3 would send a 9000-byte segment as seven IPv4 fragments (its links' MTU is 1500):
+    # seven packets in the queue for aqmlab's one. The run file raises the MTU instead.
+    for mss, mtu in ((1000, None), (1502, None), (1503, "1501"), (9000, "8998")):
+        doc = _resolved(SCENARIOS / "ns3_pie.toml", f"flows.0.tcp.mss={mss}")
+        text = translate.translate(doc, [translate.Flow(0, 0, 1_000_000, 0)], seed=1)
+        assert _lines(text, "default").get("ns3::PointToPointNetDevice::Mtu") == mtu, mss
 
 
 def test_groups_must_agree_on_tcp_and_a_topology_is_refused():
@@ -255,3 +272,82 @@ def test_fast_retransmit_restarts_the_timer_so_droptail_losses_need_no_timeout()
     assert ns3["timeouts"] <= 40, ns3
     assert ns3["retransmits"] <= 2.5 * ns3["drops_bottleneck"], ns3
     assert ns3["loss_rate"] < 3 * aq["loss_rate"], (ns3, aq)
+
+
+REFERENCE = ROOT / "bench/reference"
+
+
+def test_every_reference_scenario_is_recorded_with_its_own_text():
+    # tests/ns3_reference.rs runs the text a recording holds; it must be the scenario file's,
+    # so that the file says what was recorded (`make ns3-reference` re-records from the files).
+    scenarios = sorted((REFERENCE / "scenarios").glob("*.toml"))
+    assert scenarios
+    for path in scenarios:
+        rec = json.loads((REFERENCE / f"ns3_{path.stem}.json").read_text(encoding="utf-8"))
+        assert rec["scenario"] == path.read_text(encoding="utf-8"), path.name
+        assert rec["seeds"] == [r["seed"] for r in rec["runs"]]
+        for key, mean in rec["metrics"].items():
+            lo, hi = rec["spread"][key]
+            assert lo <= mean <= hi or math.isnan(mean), (path.name, key)
+    recorded = {p.name for p in REFERENCE.glob("ns3_*.json")}
+    assert recorded == {f"ns3_{p.stem}.json" for p in scenarios}, "a recording without scenario"
+
+
+def _reference_cli(*args: str | Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "aqmlab.ns3.reference", *map(str, args)]
+    return subprocess.run(
+        cmd, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, **env}
+    )
+
+
+def test_reference_run_file_is_the_crosschecks_and_needs_no_ns3(tmp_path):
+    scen = REFERENCE / "scenarios/dumbbell_10mbps_10flows_linuxreno_sack.toml"
+    no_ns3 = {"AQMLAB_NS3": str(tmp_path / "no-ns3")}
+    trace = tmp_path / "t.txt"
+    r = _reference_cli("run-file", scen, "--seed", "2", "--trace", trace, env=no_ns3)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == prepare_seed(scen, 2).run_file + f"trace {trace}\n"
+    assert "seed 2\n" in r.stdout and r.stdout.count("\nflow ") == 10
+    # What the program cannot run is refused in one line, exit 2, as by the cross-check.
+    bad = tmp_path / "sfred.toml"
+    bad.write_text(
+        scen.read_text(encoding="utf-8").replace(
+            "buffer = 100", 'buffer = 100\nqdisc = { kind = "sfred" }'
+        ),
+        encoding="utf-8",
+    )
+    r = _reference_cli("record", bad, "-o", tmp_path / "out.json", env=no_ns3)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "bottleneck.qdisc.kind: 'sfred'" in r.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+@NS3
+def test_recovery_ends_at_ssthresh_without_a_window_of_credit(tmp_path):
+    # ns-3.44 hands the congestion control every segment the ACK that ends fast recovery
+    # covers (most SACKed long before) and TcpLinuxReno keeps its increase counter across the
+    # loss: cwnd jumped from ssthresh 11 to 14 at each exit, and ns-3 lost 25 % more than aqmlab
+    # on this dumbbell. The program's senders end recovery at ssthresh (RFC 5681, Linux).
+    scen = REFERENCE / "scenarios/dumbbell_10mbps_10flows_linuxreno_sack.toml"
+    trace = tmp_path / "trace.txt"
+    short = scen.read_text(encoding="utf-8").replace('duration = "100s"', 'duration = "15s"')
+    short = short.replace('warmup = "20s"', 'warmup = "5s"')
+    assert "15s" in short and "5s" in short
+    run_program(prepare_seed(short, 1).run_file + f"trace {trace}\n")
+    exits = 0
+    state: dict[int, int] = {}
+    ssthresh: dict[int, float] = {}
+    exit_at: dict[int, str] = {}
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        flow, t, var, value = line.split()
+        k = int(flow)
+        if var == "ssthresh":
+            ssthresh[k] = float(value)
+        elif var == "state":
+            if state.get(k) == 3 and int(value) == 0:  # CA_RECOVERY -> CA_OPEN
+                exits += 1
+                exit_at[k] = t
+            state[k] = int(value)
+        elif var == "cwnd" and exit_at.get(k) == t:
+            assert float(value) <= ssthresh[k] + 1e-9, (line, ssthresh[k])
+    assert exits >= 50, exits

@@ -40,7 +40,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["CrossCheck", "Ns3Failed", "Ns3Missing", "Unsupported", "crosscheck", "run_seed"]
+__all__ = [
+    "CrossCheck",
+    "Ns3Failed",
+    "Ns3Missing",
+    "Prepared",
+    "Unsupported",
+    "crosscheck",
+    "prepare_seed",
+    "run_seed",
+]
 
 BACKEND = Backend("ns3", "ns-3.44", "ns-3", "ns3_seed{seed}.run")
 
@@ -124,31 +133,47 @@ def flows_of(doc: dict[str, Any], flows: dict[str, list[Any]]) -> list[translate
     ]
 
 
-def run_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> SeedRun:
-    """Both simulators on one seed."""
+@dataclass
+class Prepared:
+    """A seed's aqmlab run and the ns-3 run file written from it."""
+
+    doc: dict[str, Any]
+    results: Any
+    cpu_s: float
+    run_file: str
+
+
+def prepare_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> Prepared:
+    """aqmlab's run of one seed and the run file it gives the ns-3 program."""
     text = api.prepare(scenario, set=set, seed=seed)[0]
     doc = tomllib.loads(api.validate(text))
     translate.check(doc)
     before = time.thread_time()
     res = api.run(text)  # in this thread, GIL released: thread time is its CPU time
     cpu = time.thread_time() - before
-    aq = aqmlab_metrics(res, timeouts_after_ecn=True)
-    ft = res.flows.to_pydict()
-    run_file = translate.translate(doc, flows_of(doc, ft), seed=seed)
-    nr = run_program(run_file)
+    run_file = translate.translate(doc, flows_of(doc, res.flows.to_pydict()), seed=seed)
+    return Prepared(doc=doc, results=res, cpu_s=cpu, run_file=run_file)
+
+
+def run_seed(scenario: ScenarioLike, seed: int, *, set: Overrides = None) -> SeedRun:
+    """Both simulators on one seed."""
+    p = prepare_seed(scenario, seed, set=set)
+    aq = aqmlab_metrics(p.results, timeouts_after_ecn=True)
+    nr = run_program(p.run_file)
     return SeedRun(
         seed=seed,
         aqmlab=aq,
         other=ns3_metrics(
             nr,
             aq.rtt_ms,
-            [int(i) for i in ft["id"]],
-            rate_bps(doc["bottleneck"]["rate"]),
-            int(doc["flows"][0].get("tcp", {}).get("mss", 1000)),
+            [int(i) for i in p.results.flows.column("id").to_pylist()],
+            rate_bps(p.doc["bottleneck"]["rate"]),
+            int(p.doc["flows"][0].get("tcp", {}).get("mss", 1000)),
         ),
-        script=run_file,
-        aqmlab_cpu_s=cpu,
+        script=p.run_file,
+        aqmlab_cpu_s=p.cpu_s,
         other_cpu_s=nr.cpu_s,
+        other_raw=nr.out,
     )
 
 

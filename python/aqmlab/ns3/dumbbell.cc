@@ -12,13 +12,23 @@
 // as BulkSendApplication does) -> PacketSink connection; `Config::SetDefault` lines of the run
 // file set ns-3's TCP.
 //
-// The senders' sockets are ns-3's TcpSocketBase with one change: a retransmission of the first
-// unacknowledged segment in fast recovery restarts the retransmission timer, as ns-2's agents,
-// Linux (tcp_xmit_retransmit_queue) and aqmlab's sender do. ns-3.44 starts the timer on a
-// retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
-// the last new ACK; with a full DropTail queue the duplicate ACKs arrive most of an RTT after
-// that ACK, and the timer (RTO close to the RTT) expires before the fast retransmission can be
-// acknowledged: a spurious timeout, then go-back-N resends segments the receiver holds.
+// The senders' sockets are ns-3's TcpSocketBase with two changes, both to what ns-2's agents,
+// Linux, RFC 5681 and aqmlab's sender do:
+// 1. A retransmission of the first unacknowledged segment in fast recovery restarts the
+//    retransmission timer (Linux: tcp_xmit_retransmit_queue). ns-3.44 starts the timer on a
+//    retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
+//    the last new ACK; with a full DropTail queue the duplicate ACKs arrive most of an RTT after
+//    that ACK, and the timer (RTO close to the RTT) expires before the fast retransmission can
+//    be acknowledged: a spurious timeout, then go-back-N resends segments the receiver holds.
+// 2. The ACK that ends fast recovery sets cwnd to ssthresh and does not also grow it
+//    (RFC 5681 section 3.2 step 6; Linux grows it by the segments that ACK newly delivers, which
+//    after SACK recovery is the retransmission alone). ns-3.44 hands the congestion control
+//    every segment the ACK covers, most of them SACKed long before: TcpLinuxReno adds
+//    covered / cwnd segments at once, 2 of a window of 11. And TcpLinuxReno's linear-increase
+//    counter is cleared when recovery starts, as Linux clears snd_cwnd_cnt
+//    (tcp_init_cwnd_reduction); ns-3.44 keeps the count of the window before the loss, which
+//    then adds one more segment on the first ACK after recovery. Together these shortened each
+//    flow's sawtooth by about a quarter (3 segments of 11 at once).
 //
 // Run file (one directive per line, '#' starts a comment, durations in integer ns, rates in bit/s):
 //   seed N                      RngSeedManager run number
@@ -30,13 +40,19 @@
 //   qattr NAME VALUE            one of its attributes (StringValue)
 //   flow RATE DELAY BUFFER START  one flow: access link rate, one-way delay, device queue
 //                               (packets), start time
+//   trace PATH                  optional: write every flow's TCP events to PATH, one line each,
+//                               `flow t_s var value` (var: cwnd and ssthresh in segments, state
+//                               as ns-3's TcpCongState number, drop with the dropped segment's
+//                               first sequence number, whole run)
 //
 // Prints one JSON object on stdout. Over [warmup, duration], as aqmlab's summary: bytes that
 // left the bottleneck (on the wire), queue disc arrivals (enqueued + dropped before enqueue),
 // drops (before enqueue and after dequeue), ECN marks, the queue disc's length sampled every
 // SAMPLE (mean, std), the summed sojourn time of packets leaving it; per flow: payload bytes
 // its sink received, segments its sender retransmitted, retransmission timeouts (entries into
-// CA_LOSS) and its packets dropped at the bottleneck. Whole run: drops at the access devices, events executed.
+// CA_LOSS) and its packets dropped at the bottleneck. Whole run: drops at the access devices, events
+// executed, wall-clock seconds of the simulation itself (set-up excluded); and the bottleneck's
+// utilisation over the window, for scripts that read one number.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -45,9 +61,11 @@
 #include "ns3/traffic-control-module.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,7 +75,68 @@ using namespace ns3;
 namespace
 {
 
-/// TcpSocketBase whose fast retransmission restarts the retransmission timer (see the top).
+/// The congestion control of a socket during the ACK that ends fast recovery: everything is
+/// the socket's own, but the window does not grow on that ACK (change 2 at the top).
+class NoGrowth : public TcpCongestionOps
+{
+  public:
+    explicit NoGrowth(Ptr<TcpCongestionOps> inner)
+        : m_inner(inner)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return m_inner->GetName();
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t inFlight) override
+    {
+        return m_inner->GetSsThresh(tcb, inFlight);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState>, uint32_t) override
+    {
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t acked, const Time& rtt) override
+    {
+        m_inner->PktsAcked(tcb, acked, rtt);
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t state) override
+    {
+        m_inner->CongestionStateSet(tcb, state);
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
+    {
+        m_inner->CwndEvent(tcb, event);
+    }
+
+    bool HasCongControl() const override
+    {
+        return m_inner->HasCongControl();
+    }
+
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override
+    {
+        m_inner->CongControl(tcb, rc, rs);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return m_inner->Fork();
+    }
+
+  private:
+    Ptr<TcpCongestionOps> m_inner;
+};
+
+/// TcpSocketBase with the two changes at the top.
 class RearmingTcpSocket : public TcpSocketBase
 {
   protected:
@@ -72,6 +151,31 @@ class RearmingTcpSocket : public TcpSocketBase
             m_retxEvent = Simulator::Schedule(m_rto.Get(), &RearmingTcpSocket::ReTxTimeout, this);
         }
         return sent;
+    }
+
+    void ProcessAck(const SequenceNumber32& ack,
+                    bool scoreboardUpdated,
+                    uint32_t delivered,
+                    const SequenceNumber32& oldHead,
+                    bool receivedData) override
+    {
+        const auto before = m_tcb->m_congState.Get();
+        if (before == TcpSocketState::CA_RECOVERY && ack >= m_recover)
+        {
+            Ptr<TcpCongestionOps> cc = m_congestionControl;
+            m_congestionControl = Create<NoGrowth>(cc);
+            TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+            m_congestionControl = cc;
+            return;
+        }
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+        // TcpLinuxReno holds nothing but its linear-increase counter: a fresh one clears it.
+        if (before != TcpSocketState::CA_RECOVERY &&
+            m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            m_congestionControl->GetInstanceTypeId() == TcpLinuxReno::GetTypeId())
+        {
+            SetCongestionControlAlgorithm(CreateObject<TcpLinuxReno>());
+        }
     }
 };
 
@@ -152,6 +256,7 @@ struct Spec
     std::string qdisc;
     std::vector<std::pair<std::string, std::string>> qattrs;
     std::vector<FlowSpec> flows;
+    std::string trace;
 };
 
 Spec
@@ -204,6 +309,10 @@ Read(const std::string& path)
         {
             ok = bool(w >> s.qdisc);
         }
+        else if (key == "trace")
+        {
+            ok = bool(w >> s.trace);
+        }
         else if (key == "flow")
         {
             FlowSpec f{};
@@ -251,6 +360,8 @@ struct Counters
     Ptr<QueueDisc> qdisc;
     uint32_t srcNet = 0;
     std::vector<PerFlow> flows;
+    uint32_t segmentSize = 1;
+    std::FILE* trace = nullptr;
 };
 
 Counters g;
@@ -276,41 +387,68 @@ OnEnqueue(Ptr<const QueueDiscItem>)
     g.enqueued += Measuring();
 }
 
-/// Counts a bottleneck drop against the flow whose source host sent the packet.
 void
-CountFlowDrop(Ptr<const QueueDiscItem> item)
+Trace(size_t flow, const char* var, double value)
+{
+    std::fprintf(g.trace, "%zu %.9f %s %.6g\n", flow, Simulator::Now().GetSeconds(), var, value);
+}
+
+/// The flow whose source host sent a packet the bottleneck dropped (or none).
+std::optional<size_t>
+FlowOf(Ptr<const QueueDiscItem> item)
 {
     auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
     if (!ip)
     {
-        return;
+        return std::nullopt;
     }
     uint32_t k = (ip->GetHeader().GetSource().Get() - g.srcNet) >> 2;
-    if (k < g.flows.size())
+    if (k >= g.flows.size())
     {
-        g.flows[k].drops++;
+        return std::nullopt;
+    }
+    return k;
+}
+
+/// Counts a bottleneck drop against its flow (in the window), and traces it (whole run).
+void
+CountFlowDrop(Ptr<const QueueDiscItem> item)
+{
+    auto k = FlowOf(item);
+    if (!k)
+    {
+        return;
+    }
+    if (g.trace)
+    {
+        TcpHeader h;
+        if (item->GetPacket()->PeekHeader(h))
+        {
+            Trace(*k, "drop", h.GetSequenceNumber().GetValue());
+        }
+    }
+    if (Measuring())
+    {
+        g.flows[*k].drops++;
     }
 }
 
 void
 OnDropBeforeEnqueue(Ptr<const QueueDiscItem> item, const char*)
 {
+    CountFlowDrop(item);
     if (Measuring())
     {
         g.droppedBeforeEnqueue++;
         g.drops++;
-        CountFlowDrop(item);
     }
 }
 
 void
 OnDropAfterDequeue(Ptr<const QueueDiscItem> item, const char*)
 {
-    if (Measuring())
-    {
-        g.drops++;
-        CountFlowDrop(item);
-    }
+    CountFlowDrop(item);
+    g.drops += Measuring();
 }
 
 void
@@ -353,6 +491,22 @@ OnCongState(size_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSta
     {
         g.flows[i].timeouts++;
     }
+    if (g.trace)
+    {
+        Trace(i, "state", now);
+    }
+}
+
+void
+OnCwnd(size_t i, uint32_t, uint32_t bytes)
+{
+    Trace(i, "cwnd", double(bytes) / g.segmentSize);
+}
+
+void
+OnSsthresh(size_t i, uint32_t, uint32_t bytes)
+{
+    Trace(i, "ssthresh", double(bytes) / g.segmentSize);
 }
 
 void
@@ -361,6 +515,11 @@ HookSender(size_t i)
     Ptr<Socket> s = g.flows[i].sender;
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetransmission, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    if (g.trace)
+    {
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    }
 }
 
 void
@@ -419,6 +578,19 @@ main(int argc, char* argv[])
     g.warmup = NanoSeconds(s.warmupNs);
     g.stop = NanoSeconds(s.durationNs);
     g.sample = NanoSeconds(s.sampleNs);
+    if (!s.trace.empty())
+    {
+        g.trace = std::fopen(s.trace.c_str(), "w");
+        NS_ABORT_MSG_UNLESS(g.trace, "cannot write the trace file " << s.trace);
+        g.segmentSize = 536; // ns-3's default, unless the run file sets it
+        for (const auto& [path, value] : s.defaults)
+        {
+            if (path == "ns3::TcpSocket::SegmentSize")
+            {
+                g.segmentSize = std::max(1, std::stoi(value));
+            }
+        }
+    }
     const uint32_t n = s.flows.size();
     NS_ABORT_MSG_IF(n > 16000, "at most 16000 flows (one /30 per access link in a /16)");
 
@@ -521,7 +693,10 @@ main(int argc, char* argv[])
     }
     Simulator::Schedule(g.warmup, &AtWarmup);
     Simulator::Stop(g.stop);
+    auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double window = (g.stop - g.warmup).GetSeconds();
 
     double qMean = g.samples ? g.queueSum / g.samples : 0.0;
     double qVar = g.samples ? g.queueSum2 / g.samples - qMean * qMean : 0.0;
@@ -529,8 +704,8 @@ main(int argc, char* argv[])
                 "\"arrivals\": %llu, \"drops\": %llu, \"marks\": %llu, \"departures_sojourn\": "
                 "%llu, \"sojourn_sum_s\": %.9f, \"queue_samples\": %llu, \"queue_mean_pkts\": "
                 "%.6f, \"queue_std_pkts\": %.6f, \"access_drops\": %llu, \"events\": %llu, "
-                "\"flows\": [",
-                (g.stop - g.warmup).GetSeconds(),
+                "\"wall_s\": %.3f, \"utilisation\": %.6f, \"flows\": [",
+                window,
                 (unsigned long long)g.txBytes,
                 (unsigned long long)(g.enqueued + g.droppedBeforeEnqueue),
                 (unsigned long long)g.drops,
@@ -541,7 +716,9 @@ main(int argc, char* argv[])
                 qMean,
                 std::sqrt(std::max(qVar, 0.0)),
                 (unsigned long long)g.accessDrops,
-                (unsigned long long)Simulator::GetEventCount());
+                (unsigned long long)Simulator::GetEventCount(),
+                wall,
+                window > 0 ? g.txBytes * 8.0 / (double(s.bottleneckBps) * window) : 0.0);
     for (uint32_t i = 0; i < n; i++)
     {
         const PerFlow& f = g.flows[i];
@@ -553,6 +730,10 @@ main(int argc, char* argv[])
                     (unsigned long long)f.drops);
     }
     std::printf("]}\n");
+    if (g.trace)
+    {
+        std::fclose(g.trace);
+    }
     Simulator::Destroy();
     return 0;
 }

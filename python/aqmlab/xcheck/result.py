@@ -43,6 +43,8 @@ class SeedRun:
     aqmlab_trace: Any = None
     other_trace: Any = None
     divergence: dict[int, Any] = field(default_factory=dict)
+    #: What the other simulator's program printed, where it prints a document (ns-3).
+    other_raw: Any = None
 
 
 @dataclass
