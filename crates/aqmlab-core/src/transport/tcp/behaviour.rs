@@ -31,6 +31,11 @@ pub(super) struct Behaviour {
     /// The first ECN-Echo after a timeout reduces whatever it acknowledges (ns-2 `ecn()` after
     /// `CWND_ACTION_TIMEOUT`), instead of only one acknowledging data sent after `recover`.
     pub ecn_after_timeout_reduces: bool,
+    /// An ECN-Echo finds the window at one segment (and so backs the timer off when repeated)
+    /// when the fractional `cwnd_ <= 1.0` (ns-2 `ecn()`), instead of when the usable window
+    /// `⌊cwnd⌋` is one segment (RFC 3168 §6.1.2). From `1 < cwnd < 2` ns-2 clears the backoff
+    /// state; new data is held either way, as ns-2's halved `cwnd_` is then below one.
+    pub ecn_one_segment_is_fractional: bool,
     /// A timeout whose previous response was an ECN cut closes the window to one segment and
     /// keeps `ssthresh` (ns-2 `timeout()`, `CWND_ACTION_ECN`), instead of a full timeout response.
     pub timeout_after_ecn_keeps_ssthresh: bool,
@@ -72,6 +77,7 @@ impl Behaviour {
             strict_recover_gate: ns2,
             ecn_halves_fractional_window: ns2,
             ecn_after_timeout_reduces: ns2,
+            ecn_one_segment_is_fractional: ns2,
             timeout_after_ecn_keeps_ssthresh: ns2,
             sack: SackBehaviour {
                 lost_after_one_sacked: ns2,

@@ -30,8 +30,15 @@ impl Sender {
             } else {
                 w as f64
             };
+            // ns-2 `ecn()` asks whether the fractional `cwnd_` is at most 1.0, before the cut:
+            // from 1 < cwnd < 2 it clears `ecn_backoff_` though it too holds new data.
+            let one_segment = if c.behave.ecn_one_segment_is_fractional {
+                c.win.cwnd <= 1.0
+            } else {
+                w <= 1
+            };
             self.cc.inner_mut().on_ecn(&mut c.win, basis);
-            if w <= 1 {
+            if one_segment {
                 // ns-2 `ecn()`: a second ECE in a row at one segment doubles the timer
                 // (`rtt_backoff`); the backoff then survives the ACKs that carry ECE.
                 if c.ecn_backoff {
@@ -39,13 +46,15 @@ impl Sender {
                 } else {
                     c.ecn_backoff = c.ecn_backoff_enabled;
                 }
+            } else {
+                c.ecn_backoff = false;
+            }
+            if w <= 1 {
                 let until = now + c.rtt.rto();
                 c.ecn_hold = Some(until);
                 if c.rto_deadline.is_some() {
                     c.rto_deadline = Some(until);
                 }
-            } else {
-                c.ecn_backoff = false;
             }
             c.recover = c.snd_max;
             c.last_response = Response::Ecn;

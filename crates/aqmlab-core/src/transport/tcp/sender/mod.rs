@@ -58,7 +58,9 @@
 //!   (`ecn_hold`; the retransmit timer is moved to the same instant), so flows sharing a small
 //!   pipe can send less than one packet per RTT. As ns-2's `ecn_backoff_`: the second and later
 //!   ECEs in a row at one segment double the RTO first (so the holds grow 1, 2, 4, … RTOs), and
-//!   that backoff is not cleared by ACKs carrying ECE, only by one without it.
+//!   that backoff is not cleared by ACKs carrying ECE, only by one without it. With
+//!   `tcp.model = "ns2"` "at one segment" for that backoff is ns-2's fractional `cwnd_ <= 1.0`
+//!   (from `1 < cwnd < 2` the hold comes without it); otherwise the usable window `W`.
 //! - RTT label: `srtt` or `min_rtt` per `rtt_label`, `None` before the first RTT sample.
 //! - Finite transfers: `start(now, Some(n))`; `is_complete()` once all `n` are acknowledged
 //!   (`stats.completed_at`); `add_segments` appends more; `restart_slow_start` resets `cwnd`

@@ -746,6 +746,51 @@ fn repeated_ecn_at_one_segment_backs_off_exponentially() {
     assert!(*hi as f64 <= 1.2 * *lo as f64, "gaps {gaps:?}");
 }
 
+/// A sender at 1.99 s whose next ECN-Echo finds `cwnd` and a pending `ecn_backoff` as given;
+/// returns it after that ECE (one acknowledging new data, so it is a new congestion signal).
+fn after_ece_at(model: TcpModel, cwnd: f64) -> Wire {
+    let cfg = TcpConfig {
+        ecn: true,
+        initial_ssthresh: 16,
+        model,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(1_990));
+    let c = &mut w.sender.conn;
+    c.win.cwnd = cwnd;
+    c.ecn_backoff = true;
+    c.recover = c.snd_una;
+    let ece = Packet {
+        kind: crate::net::packet::PacketKind::Ack,
+        ack: c.snd_una + 1,
+        ece: true,
+        ts_echo: at(1_900),
+        ..Packet::default()
+    };
+    assert!(w.sender.respond_to_ece(at(1_990), &ece));
+    w
+}
+
+#[test]
+fn ns2_ecn_at_one_segment_means_fractional_cwnd_at_most_one() {
+    // ns-2 `ecn()` tests `cwnd_ <= 1.0` before the cut: at 1.5 (usable window one segment)
+    // it clears `ecn_backoff_` and leaves the timer alone; at 1.0 a second ECE doubles it.
+    // Both hold new data: ns-2's halved `cwnd_` is below one.
+    for (cwnd, backoff, pending) in [(1.5, 1, false), (1.0, 2, true)] {
+        let w = after_ece_at(TcpModel::Ns2, cwnd);
+        let c = &w.sender.conn;
+        assert_eq!(w.sender.rtt().backoff(), backoff, "cwnd {cwnd}");
+        assert_eq!(c.ecn_backoff, pending, "cwnd {cwnd}");
+        assert!(c.ecn_hold.is_some(), "cwnd {cwnd}: new data held");
+    }
+    // The standard model reads RFC 3168's "one segment" as the usable window.
+    let w = after_ece_at(TcpModel::Rfc, 1.5);
+    assert_eq!(w.sender.rtt().backoff(), 2);
+    assert!(w.sender.conn.ecn_backoff && w.sender.conn.ecn_hold.is_some());
+}
+
 #[test]
 fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
     let mut w = ecn_wire();
