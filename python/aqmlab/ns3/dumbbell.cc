@@ -205,15 +205,19 @@ MakeSender(Ptr<Node> node)
     return s;
 }
 
-/// Keeps the send buffer full, in large writes: the default 512-byte ones fill the buffer with
-/// small packets that every segment is then assembled from, which costs ns-3 most of its time
-/// at 155 Mbps.
+/// Keeps the send buffer full, in 64 KiB writes, as BulkSendApplication with that SendSize does:
+/// the default 512-byte ones fill the buffer with small packets that every segment is then
+/// assembled from, which costs ns-3 most of its time at 155 Mbps; and topping the buffer up by
+/// what each ACK frees (a write of a segment or less per ACK) costs more events and CPU for the
+/// same run (10 flows, 100 s: 2.56 M against 2.46 M events, identical output). The buffer
+/// (16 MiB) never runs dry, so when the writes happen does not change what TCP sends.
 void
 Fill(Ptr<Socket> s, uint32_t)
 {
-    while (s->GetTxAvailable() > 0)
+    constexpr uint32_t write = 1 << 16;
+    while (s->GetTxAvailable() >= write)
     {
-        if (s->Send(Create<Packet>(std::min<uint32_t>(s->GetTxAvailable(), 1 << 16))) < 0)
+        if (s->Send(Create<Packet>(write)) < 0)
         {
             break;
         }
