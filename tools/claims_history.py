@@ -28,6 +28,8 @@ from typing import Any
 
 from scipy import special
 
+from aqmlab.claims import combine
+
 ORDER = (
     "adaptive_red_004",
     "nlred_003",
@@ -46,22 +48,6 @@ def counts(verdicts: list[str]) -> str:
     return f"{n['holds']} / {n['within noise']} / {n['fails']}{extra} of {len(verdicts)}"
 
 
-def _combine(quorum: str, vs: list[str]) -> str:
-    """aqmlab.claims.combine, repeated here so that the tool reads only the two records."""
-    n, held, noisy = len(vs), vs.count("holds"), vs.count("within noise")
-    if not vs or "not measured" in vs:
-        return "not measured"
-    if quorum == "any":
-        return "holds" if held else ("within noise" if noisy else "fails")
-    if quorum == "most":
-        if held > n / 2:
-            return "holds"
-        return "within noise" if held + noisy > n / 2 else "fails"
-    if held == n:
-        return "holds"
-    return "within noise" if held + noisy == n else "fails"
-
-
 def earlier_test(claim: dict[str, Any]) -> str:
     """The after claim's cases judged with the earlier rule: within noise when |margin| is at
     most two standard errors (the after record's noise is the t half-width: t * SE)."""
@@ -77,7 +63,7 @@ def earlier_test(claim: dict[str, Any]) -> str:
                 out.append("within noise")
                 continue
         out.append("holds" if margin > 0 else "fails")
-    return _combine(claim.get("quorum", "all"), out)
+    return combine(claim.get("quorum", "all"), out)
 
 
 def reason(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
@@ -151,7 +137,7 @@ def borderline(after: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[s
             across = k["verdict"] != "within noise" and "within noise"
             across = across or ("holds" if m > 0 else "fails")
             moved = [*verdicts[:i], across, *verdicts[i + 1 :]]
-            if _combine(c.get("quorum", "all"), moved) != c["verdict"]:
+            if combine(c.get("quorum", "all"), moved) != c["verdict"]:
                 out.append((c, k))
     return out
 
