@@ -164,3 +164,34 @@ def test_scenarios_follow_the_paper() -> None:
     assert act["robust"] == [["0s", "30s"], ["60s", "120s"]]
     assert act["average"] == [["0s", "60s"], ["90s", "120s"]]
     assert act["fragile"] == [["0s", "90s"]]
+
+
+def test_flow_measures_on_a_hand_made_experiment() -> None:
+    """Fig. 8's readings: flows near the fair share, the every-other-flow rise and the ends."""
+    fair = paper.FAIR_FLOW
+    # 30 flows: flow 0 at 1.0, flows 1-10 alternate low/high (odd 0.2, even 0.3), the rest fair.
+    v = {f"flow {i}": fair for i in range(30)}
+    v["flow 0"] = 1.0
+    for i in range(1, 11):
+        v[f"flow {i}"] = 0.2 if i % 2 else 0.3
+    v["flow 29"] = 0.05
+    row = paper._unit_row("1", 1, "csfq", 1, v, 0.0, sum(v.values()))
+    d = paper.Data(pd.DataFrame([row]))
+    # Within 25 % of 1/3 (0.25-0.42): the five even flows 2-10 at 0.3 and flows 11-28.
+    assert d.near_fair("1", "csfq") == [5.0 + 18.0]
+    # From each odd flow to the next even one: +0.1, five times.
+    assert d.zigzag("1", "csfq") == [pytest.approx(0.1)]
+    assert d.ends("1", "csfq", "top") == [1.0]
+    assert d.ends("1", "csfq", "top-rest") == [pytest.approx(fair)]
+    assert d.ends("1", "csfq", "low-short") == [pytest.approx(0.2)]
+    assert d.ends("1", "csfq", "low-long") == [pytest.approx(0.05)]
+
+
+def test_fig8_reading_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, _ = quick
+    md = (out / "report.md").read_text()
+    assert "Set-up choice run both ways: Fig. 8's 'near the horizontal line'" in md
+    other = {c.id: c for c in paper._fig8_min_max(paper.CLAIMS)}
+    main = {c.id: c for c in paper.CLAIMS}
+    assert other["e1-drr-chablis-better"].unit == "" and main["e1-drr-chablis-better"].unit
+    assert all(other[i] is main[i] for i in main if i != "e1-drr-chablis-better")
