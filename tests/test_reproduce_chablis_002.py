@@ -34,12 +34,14 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     md = (out / "report.md").read_text()
     # The published [min, max] values are shown beside ours (e.g. Chablis exp. 1, RED exp. 6C).
     assert "[0.25, 0.40]" in md and "[1.36, 8.35]" in md
-    # 6 experiments x 5 algorithms x 2 seeds; the same once more with the ECN hold not
-    # doubled (one seed); experiments 1 and 3 for RED and Chablis under two other readings;
-    # Chablis with alpha = beta = 1 in every experiment (2 seeds).
+    # 6 experiments x 5 algorithms x 2 seeds; the same twice more, with the ECN hold not
+    # doubled and with ns-2's thresholds and buffer (one seed); experiments 1 and 3 for RED and
+    # Chablis with a 20 ms RTO floor; Chablis with alpha = beta = 1 in every experiment (2
+    # seeds).
     main = paper.main_runs(runs)
-    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 + 2 * 2 * 2 + 6 * 2
+    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 * 2 + 2 * 2 + 6 * 2
     assert "Set-up choice run both ways: ECN one-segment hold" in md
+    assert "Set-up choice run both ways: RED-family thresholds and buffer" in md
     assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
@@ -140,12 +142,16 @@ def test_scenarios_follow_the_paper() -> None:
     assert sc["flows"][0]["count"] == 30
     quick = paper.REPRODUCTION.points(quick=True)
     assert sorted({p.labels["seed"] for p in quick}) == list(paper.SEEDS_QUICK)
-    # Full: 6 x 5 main points and as many with the hold not doubled; exp. 1 and 3 x RED,
-    # Chablis x 2 readings (8); exp. 1 with ns-2's thresholds for FRED, CSFQ, DRR (3); Chablis
-    # with count spacing (6), with true RTTs (6) and with alpha = beta = 1 (6).
-    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 8 + 3 + 6 + 6 + 6) * len(
+    # Full: 6 x 5 main points and as many with the hold not doubled and with ns-2's thresholds
+    # and buffer; exp. 1 and 3 x RED, Chablis with a 20 ms RTO floor (4); Chablis with count
+    # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 30 + 4 + 6 + 6 + 6) * len(
         paper.SEEDS_FULL
     )
+    ns2 = paper.scenario(5, "drr", quick=False, settings=paper.NS2_READING)
+    assert ns2["bottleneck"]["buffer"] == 50 and "min_th" not in ns2["bottleneck"]["qdisc"]
+    ns2_red = paper.scenario(2, "red", quick=False, settings=paper.NS2_READING)["bottleneck"]
+    assert (ns2_red["qdisc"]["min_th"], ns2_red["qdisc"]["max_th"]) == (5, 15)
     hold = paper.scenario(3, "chablis", quick=False, settings="nobackoff")
     assert all(g["tcp"]["ecn_backoff"] is False for g in hold["flows"])
     assert paper.scenario(1, "red", False, "rto20")["flows"][0]["tcp"]["min_rto"] == "20ms"
