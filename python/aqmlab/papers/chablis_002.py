@@ -1328,7 +1328,12 @@ NOT_SEPARATE = [
     "read as 0.2 more, so no bound fits both words; those claims check the direction only.",
     "§4: 'In all cases, Chablis performs far better than RED, and in many cases ... far better "
     "than either CSFQ or FRED, often performing nearly as well as does DRR' restates claims 1, 3, "
-    "4.",
+    "4; 'We find Chablis achieves a significant degree of fairness under all conditions' "
+    "restates claims 1 and 5.",
+    "§4: 'We are not aware of any other router queue management techniques that can achieve "
+    "better fairness than Chablis without using per-flow information' is about the literature, "
+    "and 'under Chablis, unresponsive flows with a high RTT will be favored over responsive flows "
+    "with a low RTT' and Chardonnay's 'great promise' are about runs the paper does not show.",
 ]
 
 

@@ -1225,9 +1225,15 @@ NOT_SEPARATE = [
     "§7.1.1: 'The curve for Droptail shows us the fairness we would expect at most gateways in "
     "the Internet today' frames the baseline; it is not a result.",
     "§7.1.1: 'In summary, we see that GREEN performs extremely well even when accurate RTT "
-    "information is not available' restates claim 9.",
-    "§7.1.1 / §7.2: the explanations (FRED's two-packet allowance, SFB's RTT sensitivity, "
-    "GREEN's model accuracy, background variance) are reasons the paper gives, not results.",
+    "information is not available' restates claim 9; 'a solution based on IDMaps is indeed "
+    "practical and can be deployed in the Internet' is the paper's conclusion from it.",
+    "§7.1.1 / §7.2: the explanations (FRED's two-packet allowance, SFB's RTT sensitivity, SFB's "
+    "more stable queue behind its utilisation, FRED's and SFB's ways of keeping the queue low, "
+    "GREEN's 'no sustained buildup in queue length' from matching the link rate, its low drop "
+    "probabilities at small N, the model's accuracy, the background's variance) are reasons the "
+    "paper gives, not results; the queues they speak of are claims 15-21.",
+    "§7.1 (on Figs. 2(e,f)): 'As the number of flows increases ..., GREEN is able to more "
+    "effectively control queue sizes' restates claim 18.",
     "§7.1 (printed after the heading of §7.2 in the text copy): 'GREEN-IDMaps provides superior "
     "fairness compared to Droptail, FRED, and SFB' is claim 9's plain comparison (and claim "
     "22's IDMaps cases); its 'high link utilization' is claim 12.",
