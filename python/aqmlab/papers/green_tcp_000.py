@@ -1231,7 +1231,7 @@ NOT_SEPARATE = [
     "more stable queue behind its utilisation, FRED's and SFB's ways of keeping the queue low, "
     "GREEN's 'no sustained buildup in queue length' from matching the link rate, its low drop "
     "probabilities at small N, the model's accuracy, the background's variance) are reasons the "
-    "paper gives, not results; the queues they speak of are claims 15-21.",
+    "paper gives, not results; the queues they speak of are claims 14-21.",
     "§7.1 (on Figs. 2(e,f)): 'As the number of flows increases ..., GREEN is able to more "
     "effectively control queue sizes' restates claim 18.",
     "§7.1 (printed after the heading of §7.2 in the text copy): 'GREEN-IDMaps provides superior "
