@@ -728,6 +728,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-fred-beats-dt-sfb",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         explain=_why_fred_vs_droptail,
         where="§7.1.1, Fig. 2(a)",
         quote="FRED is able to outperform Droptail and SFB because it queues at least two "
@@ -740,6 +741,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-sfb-breaks-down",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         explain=_why_sfb_jain,
         where="§7.1.1, Fig. 2(a)",
         quote="SFB exhibits poor fairness because it is sensitive to varying RTTs between flows, "
@@ -766,6 +768,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-fred-rtt-bias",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         where="§7.1.1, Fig. 2(b)",
         quote="We can see TCP's inherent bias against larger-RTT flows in the curve for FRED",
         metric=f"short/long-RTT packets-sent ratio, N = {FIG2B_N}",
@@ -874,6 +877,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-droptail-queue-grows",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         where="§7.2 text on Figs. 2(e,f)",
         quote="as the number of flows increases, the average queue size for Droptail increases "
         "more dramatically than other schemes.",
@@ -891,6 +895,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-others-keep-queue-low",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         where="§7.2 text on Figs. 2(e,f)",
         quote="In contrast, GREEN-Embedded, GREEN-IDMaps, FRED, and SFB are able to keep the "
         "average queue sizes low.",
@@ -907,6 +912,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-fred-sfb-queue-grows",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         where="§7.2 text on Figs. 2(e,f)",
         quote="In our simulations we observe that the average queue sizes for SFB and FRED "
         "gradually increase with the number of flows.",
@@ -991,6 +997,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="e1-fred-sfb-lowest-variance",
+        in_ns2=False,  # every case has GREEN, FRED or SFB on a side: not in ns-2.35
         where="§7.2 text on Figs. 2(e,f)",
         quote="We also note that FRED and SFB have the best performance in terms of queue-size "
         "variance",
