@@ -9,9 +9,11 @@ The readings taken where the paper is silent or damaged are in ``READINGS`` belo
 report).
 
 The claims are :data:`CLAIMS` (one row per sentence of §1, §3 and §4 that states a result),
-evaluated by :mod:`aqmlab.claims` on the per-seed [min, max] goodputs. Sensitivity runs (ns-2's
-default thresholds, count-based spacing, true RTT labels, the ECN one-segment hold and RTO floor
-in experiments 1 and 3) are sections of their own, never claims.
+evaluated by :mod:`aqmlab.claims` on the per-seed goodputs. The set-up choices (the ECN
+one-segment hold, the lost Fig. 7's thresholds and buffer, eq. 4's exponents, the reading of
+Fig. 8's "near the horizontal line") are judged under both readings, the default's verdicts
+counted. Sensitivity runs (count-based spacing, true RTT labels, the RTO floor in experiments 1
+and 3) are sections of their own, never claims.
 """
 
 from __future__ import annotations
