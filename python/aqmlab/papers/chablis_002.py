@@ -68,7 +68,8 @@ Readings taken where the paper is silent or damaged:
   p differs by the RTT factor, which eq. 3's proportionality does not provide for. The section
   "Sensitivity: count-based spacing" runs every experiment both ways.
 - RED and FRED mark with ECN like Chablis (Fig. 14's 0.00 % drops is impossible for a dropping
-  RED with 30 greedy flows). CSFQ: K = 100 ms, K_alpha = K_c = 200 ms ("as recommended in
+  RED with 30 greedy flows; the set-up choice "RED's and FRED's ECN" runs them dropping as well
+  and measures it). CSFQ: K = 100 ms, K_alpha = K_c = 200 ms ("as recommended in
   [13]"); DRR: ns-2's quantum (250 bytes), one queue per flow, the same shared buffer.
 - Every sender: TCP Reno, 1000-byte packets, max window 64, ECN, RTT label = lowest RTT seen
   (the paper's Vegas-style baseRTT). Access links 100 Mbps, sink link 1 Gbps / 0 ms, so a flow's
@@ -112,6 +113,12 @@ TRUE_LABEL = "truelabel"
 #: Settings label of Chablis with eq. 4's exponents alpha = beta = 1 (the set-up choice
 #: EXPONENTS), every experiment.
 UNIT_EXPONENTS = "alpha1"
+#: Settings label of RED and FRED dropping instead of marking (the set-up choice BASELINE_ECN),
+#: every experiment.
+DROPPING = "noecn"
+#: The algorithms whose ECN marking is a reading (Chablis marks by the paper's design; CSFQ and
+#: DRR never mark).
+ECN_READ = ("red", "fred")
 FLOW_EXPS = (1, 3, 4)  # compared flow by flow
 CLUSTERS = ("robust", "average", "fragile")
 PERIODS = "ABCD"
@@ -140,6 +147,7 @@ SETTINGS_TEXT = {
     "ns2": "ns-2 defaults 5/15, 50 pkts",
     "count": "count-based spacing",
     TRUE_LABEL: "true RTT labels",
+    DROPPING: "RED and FRED drop (no ECN)",
     "nobackoff": "ECN hold without doubling",
     "rto20": "RTO floor 20 ms",
     UNIT_EXPONENTS: "alpha = beta = 1",
@@ -178,6 +186,8 @@ def scenario(
     if settings == UNIT_EXPONENTS and algorithm == "chablis":
         sc["bottleneck"]["qdisc"]["alpha"] = 1.0
         sc["bottleneck"]["qdisc"]["beta"] = 1.0
+    if settings == DROPPING and algorithm in ECN_READ:
+        sc["bottleneck"]["qdisc"]["ecn"] = False
     # The hold's doubling acts only on an ECN echo: under a queue that never marks (CSFQ, DRR)
     # the "nobackoff" run is the main one (60 of 60 full-length summaries identical), so it
     # keeps the main scenario and the sweep runs it once.
@@ -218,6 +228,7 @@ def points(quick: bool) -> list[Point]:
     others = [h for h in HOLD_SETTINGS if h not in (ALT_READING, NS2_READING)]
     cases += [(e, h, ("red", "chablis"), sens) for e in (1, 3) for h in others]
     cases += [(e, UNIT_EXPONENTS, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
+    cases += [(e, DROPPING, ECN_READ, seeds) for e in (1, 2, 3, 4, 5, 6)]
     if not quick:
         cases += [(e, "count", ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
         cases += [(e, TRUE_LABEL, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
@@ -1395,6 +1406,14 @@ THRESHOLDS = Choice(
     "which ns-2's defaults do not give here (see the drop rates under both readings) and 20/80 "
     "in 100 packets does. Every algorithm runs again (CSFQ and DRR with the 50-packet buffer).",
 )
+BASELINE_ECN = Choice(
+    name="RED's and FRED's ECN",
+    default="mark with ECN, as Chablis does",
+    other="drop (no ECN), ns-2's RED default",
+    why="Fig. 14 prints 0.00 % drops for RED in experiments 1 and 2, which a dropping RED cannot "
+    "give with 30 greedy flows; Fig. 7, which would say, is lost. Only RED's and FRED's runs "
+    "change (Chablis marks by design; CSFQ and DRR never mark).",
+)
 EXPONENTS = Choice(
     name="Chablis's eq. 4 exponents",
     default="alpha 1.6, beta 1.4 (printed)",
@@ -1658,6 +1677,11 @@ def _choice_runs(all_runs: pd.DataFrame) -> list[tuple[Choice, pd.DataFrame]]:
     ns2 = all_runs[all_runs["settings"] == NS2_READING]
     if ns2["algorithm"].nunique() == len(ALGORITHMS):
         out.append((THRESHOLDS, ns2.assign(settings="main")))
+    drop = all_runs[all_runs["settings"] == DROPPING]
+    if not drop.empty:
+        main = main_runs(all_runs)
+        runs = pd.concat([main[~main["algorithm"].isin(ECN_READ)], drop], ignore_index=True)
+        out.append((BASELINE_ECN, runs.assign(settings="main")))
     ex = all_runs[all_runs["settings"] == UNIT_EXPONENTS]
     if not ex.empty:
         main = main_runs(all_runs)
