@@ -120,3 +120,12 @@ def test_listed_durations_stop_each_flow_in_the_script():
     doc["flows"][0]["duration"] = {"uniform": ["1s", "2s"]}
     with pytest.raises(tcl.Unsupported):
         tcl.translate(doc, flows, seed=1)
+
+
+def test_reclaiming_keeps_the_recording_dates():
+    src = "ns-2.35 (Debian ns2 2.35+dfsg-5), aqmlab crosscheck, 2026-11-23, aqmlab side 2026-11-26"
+    assert ns2_record.reclaimed_source(src, "ns-2.35 (Debian ns2 2.35+dfsg-5)") == src
+    assert (
+        ns2_record.reclaimed_source("ns-2.35, aqmlab crosscheck, 2026-11-23", "ns-2.35 (x)")
+        == "ns-2.35 (x), aqmlab crosscheck, 2026-11-23"
+    )

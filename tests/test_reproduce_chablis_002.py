@@ -34,12 +34,16 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     md = (out / "report.md").read_text()
     # The published [min, max] values are shown beside ours (e.g. Chablis exp. 1, RED exp. 6C).
     assert "[0.25, 0.40]" in md and "[1.36, 8.35]" in md
-    # 6 experiments x 5 algorithms x 2 seeds; the same once more with the ECN hold not
-    # doubled (one seed); experiments 1 and 3 for RED and Chablis under two other readings;
-    # Chablis with alpha = beta = 1 in every experiment (2 seeds).
+    # 6 experiments x 5 algorithms x 2 seeds; the same twice more, with the ECN hold not
+    # doubled and with ns-2's thresholds and buffer (one seed); experiments 1 and 3 for RED and
+    # Chablis with a 20 ms RTO floor; Chablis with alpha = beta = 1 and RED and FRED dropping
+    # instead of marking, in every experiment (2 seeds).
     main = paper.main_runs(runs)
-    assert len(main) == 6 * 5 * 2 and len(runs) - len(main) == 6 * 5 + 2 * 2 * 2 + 6 * 2
+    assert len(main) == 6 * 5 * 2
+    assert len(runs) - len(main) == 6 * 5 * 2 + 2 * 2 + 6 * 2 + 6 * 2 * 2
     assert "Set-up choice run both ways: ECN one-segment hold" in md
+    assert "Set-up choice run both ways: RED-family thresholds and buffer" in md
+    assert "Set-up choice run both ways: RED's and FRED's ECN" in md
     assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
@@ -140,12 +144,18 @@ def test_scenarios_follow_the_paper() -> None:
     assert sc["flows"][0]["count"] == 30
     quick = paper.REPRODUCTION.points(quick=True)
     assert sorted({p.labels["seed"] for p in quick}) == list(paper.SEEDS_QUICK)
-    # Full: 6 x 5 main points and as many with the hold not doubled; exp. 1 and 3 x RED,
-    # Chablis x 2 readings (8); exp. 1 with ns-2's thresholds for FRED, CSFQ, DRR (3); Chablis
-    # with count spacing (6), with true RTTs (6) and with alpha = beta = 1 (6).
-    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 8 + 3 + 6 + 6 + 6) * len(
+    # Full: 6 x 5 main points and as many with the hold not doubled and with ns-2's thresholds
+    # and buffer; exp. 1 and 3 x RED, Chablis with a 20 ms RTO floor (4); Chablis with count
+    # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6); RED and FRED dropping (12).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 30 + 4 + 6 + 6 + 6 + 12) * len(
         paper.SEEDS_FULL
     )
+    assert paper.scenario(4, "fred", False, paper.DROPPING)["bottleneck"]["qdisc"]["ecn"] is False
+    assert paper.scenario(4, "chablis", False, paper.DROPPING)["bottleneck"]["qdisc"]["ecn"] is True
+    ns2 = paper.scenario(5, "drr", quick=False, settings=paper.NS2_READING)
+    assert ns2["bottleneck"]["buffer"] == 50 and "min_th" not in ns2["bottleneck"]["qdisc"]
+    ns2_red = paper.scenario(2, "red", quick=False, settings=paper.NS2_READING)["bottleneck"]
+    assert (ns2_red["qdisc"]["min_th"], ns2_red["qdisc"]["max_th"]) == (5, 15)
     hold = paper.scenario(3, "chablis", quick=False, settings="nobackoff")
     assert all(g["tcp"]["ecn_backoff"] is False for g in hold["flows"])
     assert paper.scenario(1, "red", False, "rto20")["flows"][0]["tcp"]["min_rto"] == "20ms"
@@ -164,3 +174,34 @@ def test_scenarios_follow_the_paper() -> None:
     assert act["robust"] == [["0s", "30s"], ["60s", "120s"]]
     assert act["average"] == [["0s", "60s"], ["90s", "120s"]]
     assert act["fragile"] == [["0s", "90s"]]
+
+
+def test_flow_measures_on_a_hand_made_experiment() -> None:
+    """Fig. 8's readings: flows near the fair share, the every-other-flow rise and the ends."""
+    fair = paper.FAIR_FLOW
+    # 30 flows: flow 0 at 1.0, flows 1-10 alternate low/high (odd 0.2, even 0.3), the rest fair.
+    v = {f"flow {i}": fair for i in range(30)}
+    v["flow 0"] = 1.0
+    for i in range(1, 11):
+        v[f"flow {i}"] = 0.2 if i % 2 else 0.3
+    v["flow 29"] = 0.05
+    row = paper._unit_row("1", 1, "csfq", 1, v, 0.0, sum(v.values()))
+    d = paper.Data(pd.DataFrame([row]))
+    # Within 25 % of 1/3 (0.25-0.42): the five even flows 2-10 at 0.3 and flows 11-28.
+    assert d.near_fair("1", "csfq") == [5.0 + 18.0]
+    # From each odd flow to the next even one: +0.1, five times.
+    assert d.zigzag("1", "csfq") == [pytest.approx(0.1)]
+    assert d.ends("1", "csfq", "top") == [1.0]
+    assert d.ends("1", "csfq", "top-rest") == [pytest.approx(fair)]
+    assert d.ends("1", "csfq", "low-short") == [pytest.approx(0.2)]
+    assert d.ends("1", "csfq", "low-long") == [pytest.approx(0.05)]
+
+
+def test_fig8_reading_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, _ = quick
+    md = (out / "report.md").read_text()
+    assert "Set-up choice run both ways: Fig. 8's 'near the horizontal line'" in md
+    other = {c.id: c for c in paper._fig8_min_max(paper.CLAIMS)}
+    main = {c.id: c for c in paper.CLAIMS}
+    assert other["e1-drr-chablis-better"].unit == "" and main["e1-drr-chablis-better"].unit
+    assert all(other[i] is main[i] for i in main if i != "e1-drr-chablis-better")

@@ -129,3 +129,32 @@ def test_timed_experiment1_is_35_runs_of_180_s_per_sender():
         assert {p.labels["tcp"] for p in pts} == {tcp}
         assert {p.scenario["duration"] for p in pts} == {"180s"}
         assert {p.labels["n"] for p in pts} == set(g.FULL_N)
+
+
+def test_peak_reading_and_queue_cases_on_a_hand_made_table():
+    """e2-degrades reads the Jain index at the largest N against the highest at a smaller N;
+    e1-others-keep-queue-low sets GREEN against the larger of FRED's and SFB's queue."""
+    import pandas as pd
+
+    rows = []
+    for seed in (1, 2):
+        for n, jain in ((100, 0.7), (250, 0.98 + seed / 100), (400, 0.95)):
+            rows.append(
+                {"experiment": 2, "algorithm": "green_embedded", "n": n, "seed": seed, "jain": jain}
+            )
+        for a, q in (
+            ("green_embedded", 200.0),
+            ("green_idmaps", 210.0),
+            ("fred", 90.0),
+            ("sfb", 100.0),
+            ("droptail", 300.0),
+        ):
+            rows.append(
+                {"experiment": 1, "algorithm": a, "n": 400, "seed": seed, "queue_mean": q + seed}
+            )
+    d = g.Data(pd.DataFrame(rows))
+    assert g._peak_before(d, 2) == [pytest.approx(0.99), pytest.approx(1.0)]
+    assert g._fall_from_peak(d, 2) == [pytest.approx(0.04), pytest.approx(0.05)]
+    cases = {c.label: c for c in g._queue_low(d)}
+    assert list(cases["exp. 1, N=400, GREEN-Embedded"].rhs) == [101.0, 102.0]
+    assert list(cases["FRED vs DropTail, N=400"].rhs) == [301.0, 302.0]

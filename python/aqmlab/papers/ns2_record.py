@@ -500,9 +500,18 @@ def reclaim(paper_id: str) -> Path:
     frame = runs_frame(doc["runs"], others)
     doc["claims"], doc["not_recorded"] = ns2_claims(paper_id, frame)
     doc["tables"] = tables(paper_id, frame)
-    doc["source"] = f"{_source()}, aqmlab crosscheck, {doc['source'].rsplit(', ', 1)[-1]}"
+    doc["source"] = reclaimed_source(doc["source"], _source())
     path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path
+
+
+def reclaimed_source(source: str, ns2: str) -> str:
+    """The ``source`` of a re-judged file: which ns-2 ran, then everything the recorded source
+    says after the cross-check (the recording date and, when remeasured, the date of aqmlab's
+    side), e.g. "ns-2.35 (...), aqmlab crosscheck, 2026-11-23, aqmlab side 2026-11-26"."""
+    mark = "aqmlab crosscheck, "
+    tail = source.split(mark, 1)[1] if mark in source else source.rsplit(", ", 1)[-1]
+    return f"{ns2}, {mark}{tail}"
 
 
 if __name__ == "__main__":
