@@ -245,15 +245,16 @@ def test_cli_run_json_alone_writes_nothing_and_loads_no_pyarrow(tiny_path: Path,
 
 def test_cli_run_json_no_plots_loads_no_plotting_analysis_or_crosscheck(tiny_path: Path, tmp_path):
     # What `aqmlab run --json --no-plots --out DIR` must not pay for at start or end: pandas,
-    # matplotlib, scipy and the ns-2 cross-check package (which imports its translator and
-    # pyarrow up front). A fresh interpreter, so nothing an earlier test imported counts.
+    # matplotlib, scipy, the ns-2 cross-check package (which imports its translator and
+    # pyarrow up front) and the live runs' preflight (subprocess). A fresh interpreter, so
+    # nothing an earlier test imported counts.
     out = tmp_path / "out"
     code = (
         "import sys, aqmlab.cli\n"
         f"rc = aqmlab.cli.main(['run', {str(tiny_path)!r}, '--json', '--no-plots', '--out', "
         f"{str(out)!r}])\n"
         "assert rc == 0, rc\n"
-        "heavy = ('pandas', 'matplotlib', 'scipy', 'aqmlab.ns2')\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy', 'aqmlab.ns2', 'subprocess')\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "assert not loaded, f'loaded by the run: {loaded}'\n"
     )

@@ -23,6 +23,10 @@ import jinja2
 from markupsafe import Markup
 
 from aqmlab import registry
+from aqmlab.template_cache import CompiledTemplates, compile_all, settings_key
+
+#: The page templates (a package directory: also what ``jinja2.PackageLoader`` reads).
+TEMPLATES = Path(__file__).parent / "templates"
 
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
@@ -55,7 +59,14 @@ def _env() -> jinja2.Environment:
     )
     env.filters["cell"] = _cell
     env.globals["zip"] = zip
+    env.bytecode_cache = CompiledTemplates(TEMPLATES / "__pycache__", settings_key(env))
     return env
+
+
+def compile_templates() -> list[str]:
+    """Writes every page template's compiled code beside it (``make setup``; see
+    :mod:`aqmlab.template_cache`); returns the names."""
+    return compile_all(_env())
 
 
 def render(template: str, **context: Any) -> str:

@@ -10,17 +10,23 @@ run's), :mod:`~aqmlab.live.run` (:func:`live`), :mod:`~aqmlab.live.command` (``a
 See docs/live.md.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aqmlab.live.preflight import PreflightError
+if TYPE_CHECKING:
+    from aqmlab.live.preflight import PreflightError
 
 
 def __getattr__(name: str) -> Any:
-    # The run's modules import numpy: loaded when first used, not by the CLI's start-up.
+    # The run's modules import numpy, the preflight subprocess: loaded when first used, not by
+    # the CLI's start-up (which imports this package for the `live` command's options).
     if name in ("live", "prepare"):
         from aqmlab.live import run
 
         return getattr(run, name)
+    if name == "PreflightError":
+        from aqmlab.live.preflight import PreflightError
+
+        return PreflightError
     raise AttributeError(f"module 'aqmlab.live' has no attribute {name!r}")
 
 
