@@ -135,6 +135,60 @@ fn pass_started(
     (cursor, node)
 }
 
+/// A bypassing plain FIFO's queue at `now` (packets, and bytes under a byte limit; `backlog`'s
+/// `waiting`), moving the cursor forward. `now` never decreases between calls. An idle link
+/// (the common case on host links) has nothing waiting and walks nothing.
+#[inline(always)]
+fn plain_backlog(
+    f: &mut Fifo,
+    pipe: &Pipe,
+    (delay, rate): (SimDuration, u64),
+    now: SimTime,
+    pipes: &PipeSlab,
+) -> (usize, u64) {
+    if f.busy_until <= now {
+        f.cursor = f.pushed;
+        f.cursor_node = NodeRef::NONE;
+        return (0, 0);
+    }
+    plain_waiting(f, pipe, (delay, rate), now, pipes)
+}
+
+/// `plain_backlog` on a busy link: walks the cursor past the packets that started by `now`.
+#[inline(never)]
+fn plain_waiting(
+    f: &mut Fifo,
+    pipe: &Pipe,
+    (delay, rate): (SimDuration, u64),
+    now: SimTime,
+    pipes: &PipeSlab,
+) -> (usize, u64) {
+    if f.cursor < f.popped {
+        // The cursor's entry has left the pipe: everything still in it is ahead.
+        f.cursor = f.popped;
+        f.cursor_node = pipes.front(pipe);
+    }
+    while f.cursor < f.pushed {
+        let (arrival, pkt) = pipes.get(f.cursor_node);
+        let tx = tx_time(pkt.size_bytes, rate, f.ns_per_byte);
+        if start_of(delay, tx, arrival) > now {
+            break;
+        }
+        f.cursor += 1;
+        f.cursor_node = pipes.next(f.cursor_node);
+    }
+    let pkts = (f.pushed - f.cursor) as usize;
+    let bytes = if matches!(f.limit, BufferLimit::Bytes(_)) && pkts > 0 {
+        pipes
+            .iter_from(f.cursor_node)
+            .map(|(_, p)| p.size_bytes as u64)
+            .sum()
+    } else {
+        0
+    };
+    (pkts, bytes)
+}
+
 /// A link's queue at one instant (`Link::queue_at`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct QueueAt {
@@ -373,6 +427,15 @@ impl Link {
         pipes: &mut PipeSlab,
         mut hook: Option<&mut H>,
     ) -> Next {
+        if hook.is_none() && self.fifo.as_ref().is_some_and(|f| !f.glue) {
+            let Some(arrival) = self.admit_plain(now, pkt.size_bytes, pipes) else {
+                return Next::Nothing;
+            };
+            pkt.enqueued = now;
+            let was_empty = self.pipe.is_empty();
+            let node = pipes.push_back(&mut self.pipe, arrival, pkt);
+            return self.piped_fifo(node, arrival, was_empty);
+        }
         let q = self.fifo_backlog(now, pipes, hook.as_deref_mut());
         let Some(arrival) = self.admit_fifo(now, q, &mut pkt, hook) else {
             return Next::Nothing;
@@ -400,6 +463,16 @@ impl Link {
         pipes: &mut PipeSlab,
         mut hook: Option<&mut H>,
     ) -> Next {
+        if hook.is_none() && self.fifo.as_ref().is_some_and(|f| !f.glue) {
+            let size = pipes.get(node).1.size_bytes;
+            let Some(arrival) = self.admit_plain(now, size, pipes) else {
+                pipes.free(node);
+                return Next::Nothing;
+            };
+            let was_empty = self.pipe.is_empty();
+            pipes.append(&mut self.pipe, node, arrival);
+            return self.piped_fifo(node, arrival, was_empty);
+        }
         let q = self.fifo_backlog(now, pipes, hook.as_deref_mut());
         // The glue stamps the enqueue time, which only it reads back (sojourns); every qdisc
         // sets its own, so on a bypassing link the store would be dead.
@@ -421,15 +494,19 @@ impl Link {
         pipes: &PipeSlab,
         hook: Option<&mut H>,
     ) -> Backlog {
-        let pkts = self.advance_waiting(now, pipes, hook);
-        let bytes = match self.fifo.as_ref() {
-            Some(f) if f.glue => f.enqueued_bytes - self.started_bytes,
-            Some(f) if matches!(f.limit, BufferLimit::Bytes(_)) && pkts > 0 => pipes
-                .iter_from(f.cursor_node)
-                .map(|(_, p)| p.size_bytes as u64)
-                .sum(),
-            _ => 0,
+        let (delay, rate) = (self.delay, self.rate_bps);
+        let Some(f) = self.fifo.as_mut() else {
+            return Backlog { pkts: 0, bytes: 0 };
         };
+        if f.glue {
+            let pkts = self.advance_glue(now, pipes, hook);
+            let bytes = self
+                .fifo
+                .as_ref()
+                .map_or(0, |f| f.enqueued_bytes - self.started_bytes);
+            return Backlog { pkts, bytes };
+        }
+        let (pkts, bytes) = plain_backlog(f, &self.pipe, (delay, rate), now, pipes);
         Backlog { pkts, bytes }
     }
 
@@ -479,6 +556,26 @@ impl Link {
         Some(f.busy_until + self.delay)
     }
 
+    /// A bypassing plain FIFO with no hook, hot path (most links of a run): `fifo_backlog`
+    /// and `admit_fifo` in one, without the glue's branches. An arrival that finds the link
+    /// idle (the common case on host links) finds nothing waiting and walks nothing.
+    #[inline(always)]
+    fn admit_plain(&mut self, now: SimTime, size: u32, pipes: &PipeSlab) -> Option<SimTime> {
+        let (delay, rate) = (self.delay, self.rate_bps);
+        let f = self.fifo.as_mut()?;
+        let (pkts, bytes) = plain_backlog(f, &self.pipe, (delay, rate), now, pipes);
+        f.arrival_bytes += size as u64;
+        if f.limit.would_overflow(pkts, bytes, size) {
+            f.overflows += 1;
+            return None;
+        }
+        f.enqueued_bytes += size as u64;
+        f.idle_reported = false;
+        let start = now.max(f.busy_until);
+        f.busy_until = start + tx_time(size, rate, f.ns_per_byte);
+        Some(f.busy_until + delay)
+    }
+
     /// FIFO mode: the packet admitted by `admit_fifo` is in the pipe at `node`.
     #[inline]
     fn piped_fifo(&mut self, node: NodeRef, arrival: SimTime, was_empty: bool) -> Next {
@@ -518,44 +615,6 @@ impl Link {
             }
         }
         b
-    }
-
-    /// FIFO mode, hot path: `backlog`'s `waiting`, moving the cursor forward. `now` never
-    /// decreases between calls.
-    #[inline]
-    fn advance_waiting<H: LinkHook + ?Sized>(
-        &mut self,
-        now: SimTime,
-        pipes: &PipeSlab,
-        hook: Option<&mut H>,
-    ) -> usize {
-        let (delay, rate) = (self.delay, self.rate_bps);
-        let Some(f) = self.fifo.as_mut() else {
-            return 0;
-        };
-        if f.glue {
-            return self.advance_glue(now, pipes, hook);
-        }
-        if f.busy_until <= now {
-            f.cursor = f.pushed;
-            f.cursor_node = NodeRef::NONE;
-            return 0;
-        }
-        if f.cursor < f.popped {
-            // The cursor's entry has left the pipe: everything still in it is ahead.
-            f.cursor = f.popped;
-            f.cursor_node = pipes.front(&self.pipe);
-        }
-        while f.cursor < f.pushed {
-            let (arrival, pkt) = pipes.get(f.cursor_node);
-            let tx = tx_time(pkt.size_bytes, rate, f.ns_per_byte);
-            if start_of(delay, tx, arrival) > now {
-                break;
-            }
-            f.cursor += 1;
-            f.cursor_node = pipes.next(f.cursor_node);
-        }
-        (f.pushed - f.cursor) as usize
     }
 
     /// Whether the link is a FIFO-arithmetic link that goes through the glue.

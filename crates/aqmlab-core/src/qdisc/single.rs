@@ -11,6 +11,9 @@ pub struct SingleQueue {
     q: FlowQueues,
     link_rate_bps: u64,
     aqm: Box<dyn Aqm>,
+    /// `aqm.fifo_arithmetic()`, asked once: a FIFO-arithmetic link reaches its glue through
+    /// `Qdisc::arithmetic` at every packet, and this spares that a second virtual call.
+    fifo: FifoArithmetic,
 }
 
 impl SingleQueue {
@@ -24,6 +27,7 @@ impl SingleQueue {
         SingleQueue {
             q: FlowQueues::new(1, limit, ecn),
             link_rate_bps,
+            fifo: aqm.fifo_arithmetic(),
             aqm,
         }
     }
@@ -114,7 +118,7 @@ impl Qdisc for SingleQueue {
         self.aqm.on_timer(now, &view);
     }
     fn arithmetic(&mut self) -> Option<&mut dyn ArithmeticQueue> {
-        match self.aqm.fifo_arithmetic() {
+        match self.fifo {
             FifoArithmetic::Unfit => None,
             _ => Some(self),
         }
@@ -179,6 +183,6 @@ impl ArithmeticQueue for SingleQueue {
     }
 
     fn plain(&self) -> bool {
-        self.aqm.fifo_arithmetic() == FifoArithmetic::Plain
+        self.fifo == FifoArithmetic::Plain
     }
 }

@@ -148,7 +148,8 @@ pub trait Aqm {
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
     /// Whether a link may run this algorithm's queue by FIFO arithmetic (departure times known
     /// at arrival, `net::link`) instead of queueing each packet: see [`FifoArithmetic`]. The
-    /// default, `Unfit`, keeps the queued path.
+    /// default, `Unfit`, keeps the queued path. Fixed for the algorithm's lifetime: the
+    /// queue that holds it asks once, when it is built.
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Unfit
     }

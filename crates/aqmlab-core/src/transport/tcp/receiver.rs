@@ -167,12 +167,20 @@ impl Receiver {
 
     /// The SACK blocks of the next ACK (RFC 2018 §4): the run holding `trigger` first, then
     /// the runs of the previous ACK's blocks that remain, most recent first.
+    /// Inlined: most ACKs carry no blocks (no SACK, or nothing out of order).
+    #[inline(always)]
     fn sack_blocks(&mut self, trigger: Option<u64>) -> SackBlocks {
-        let mut blocks = SackBlocks::default();
         if !self.sack || self.ooo.is_empty() {
             self.recent_blocks = [None; SackBlocks::MAX];
-            return blocks;
+            return SackBlocks::default();
         }
+        self.sack_runs(trigger)
+    }
+
+    /// `sack_blocks` with segments out of order.
+    #[inline(never)]
+    fn sack_runs(&mut self, trigger: Option<u64>) -> SackBlocks {
+        let mut blocks = SackBlocks::default();
         let mut runs: [Option<(u64, u64)>; SackBlocks::MAX] = [None; SackBlocks::MAX];
         let mut n = 0;
         let candidates = trigger

@@ -9,7 +9,18 @@ use super::{Response, Sender};
 
 impl Sender {
     /// Reduces the window if this ACK's ECN-Echo is a new congestion signal; true if it did.
+    /// Inlined: most ACKs carry no ECN-Echo, and those are done with one test.
+    #[inline(always)]
     pub(super) fn respond_to_ece(&mut self, now: SimTime, pkt: &Packet) -> bool {
+        if !(self.conn.ecn && pkt.ece) {
+            return false;
+        }
+        self.respond_to_echo(now, pkt)
+    }
+
+    /// `respond_to_ece` for an ACK with ECN-Echo on an ECN connection.
+    #[inline(never)]
+    fn respond_to_echo(&mut self, now: SimTime, pkt: &Packet) -> bool {
         let c = &mut self.conn;
         let ack = pkt.ack;
         let mut reduced = false;
