@@ -58,6 +58,7 @@ def test_report_files(quick: reproduce.Outcome):
     )
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's queue unit" in md
+    assert "## Set-up choice run both ways: Figs. 19-20: the flow counts" in md
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 

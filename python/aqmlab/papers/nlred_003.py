@@ -742,6 +742,22 @@ BUFFER_UNIT = Choice(
     claims=("fig21-size-vs-gred", "fig21-size-vs-rem"),
 )
 
+#: Figs. 19-20's flow counts: the text names loads below 5 flows for Fig. 19, Experiment 1
+#: (whose runs Figs. 19-20 share) starts at 5; the averages over N depend on which are in.
+FIG19_RANGE = Choice(
+    name="Figs. 19-20: the flow counts",
+    default="1-120 flows (with 1, 2 and 3)",
+    other="5-120 flows (Experiment 1's range)",
+    why="§5 says REM's throughput is low 'when traffic load is extremely light (less than 5 "
+    "flows)', so Fig. 19 shows loads below 5; Experiment 1's text gives 5 to 120.",
+    claims=(
+        "fig19-nlred-highest",
+        "fig19-gred-lowest",
+        "fig19-rem-low-extremes",
+        "fig20-rem-target",
+    ),
+)
+
 NOT_SEPARATE = [
     "§4.2: '(Other simulations using RED with different traffic load also show similar "
     "results.)' names no set-up or numbers to check.",
@@ -795,6 +811,9 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.claims(main)
     if (t["figure"] == FIG21_BYTES).any():
         rep.choice(BUFFER_UNIT, main, evaluate(CLAIMS, bytes_reading(t), ns2_refs(ID)))
+    few = (t["figure"] == "19-20") & (t["n"].astype(float) < min(FLOWS_QUICK))
+    if few.any():
+        rep.choice(FIG19_RANGE, main, evaluate(CLAIMS, t[~few], ns2_refs(ID)))
     rep.section("Setup and readings")
     rep.text(setup_text())
     if quick:
