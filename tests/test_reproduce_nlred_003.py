@@ -33,13 +33,20 @@ def test_report_files(quick: reproduce.Outcome):
     figs = {p.stem for p in (out / "figures").glob("*.png")}
     assert figs == {"fig13_15_gred", "fig14_16_nlred", "fig19_20", "fig21"}
     doc = json.loads((out / "claims.json").read_text())
-    assert len(doc) == 14
+    assert len(doc) == 17
     # The 10-40-flow claim is checked at every flow count run in that range.
     dip = next(c for c in doc if c["id"] == "fig19-dip-nlred-above-gred")
     assert [k["label"] for k in dip["cases"]] == ["10 flows", "20 flows", "40 flows"]
     assert all(k["seeds"] == 3 for k in dip["cases"])
     assert quick.runs["error"].isna().all()
-    assert set(quick.runs["algorithm"]) == {"GRED", "NLRED", "REM"}
+    assert set(quick.runs["algorithm"]) == {"GRED", "NLRED", "REM", "DropTail"}
+    # Fig. 11 is drop-tail; Figs. 19-20 also run below 5 flows ("less than 5 flows"), and
+    # REM's claim there is judged at each such count.
+    assert set(quick.runs.loc[quick.runs["figure"] == "11", "algorithm"]) == {"DropTail"}
+    few = quick.runs[(quick.runs["figure"] == "19-20") & (quick.runs["n"] < 5)]
+    assert set(few["algorithm"]) == {"GRED", "NLRED", "REM"}
+    rem_low = next(c for c in doc if c["id"] == "fig19-rem-low-extremes")
+    assert [k["label"] for k in rem_low["cases"]] == ["2 flows", "100 flows"]
     # The buffer-unit choice: GRED and NLRED rerun Fig. 21 with REM's 120 000-byte buffer, and
     # the report sets both readings' verdicts side by side; its set-up section starts at the
     # first sentence of the readings.
@@ -51,6 +58,7 @@ def test_report_files(quick: reproduce.Outcome):
     )
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's queue unit" in md
+    assert "## Set-up choice run both ways: Figs. 19-20: the flow counts" in md
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 
@@ -95,6 +103,8 @@ def test_fig21_rem_runs_in_byte_mode():
             assert q["bytes"] is True and (q["min_th"], q["max_th"]) == (10 * ref, 30 * ref)
         elif p not in rem21:
             assert p.scenario["bottleneck"]["buffer"] == 120, p.labels
+        if p.labels["figure"] == "21-rem-packets":  # packet-mode REM: 120 packets, any size
+            assert p.labels["algorithm"] == "REM" and p.scenario["bottleneck"]["buffer"] == 120
 
 
 def test_fig21_rem_runs_used_the_byte_buffer(quick: reproduce.Outcome):

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import tomllib
 
 from aqmlab.papers import sfred_003 as paper
+from aqmlab.units import duration_s
 from conftest import run_cli
 
 
@@ -30,15 +32,24 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert {"fig2_3_ftp2.png", "fig4_5_web.png", "fig6_cdf.png", "fig7_8_cbr.png"} <= names
     md = (out / "report.md").read_text()
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
-    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus three more SFRED readings.
-    assert len(runs) == 3 * 3 * (2 + 3)
+    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus four more SFRED readings.
+    assert len(runs) == 3 * 3 * (2 + 4)
     assert set(runs["reading"]) == {
         "-",
         "raised",
         "printed",
         "raised, rule off",
         "printed, rule off",
+        "raised, cumulative",
     }
+    cum = runs[runs["reading"] == "raised, cumulative"]
+    assert len(cum) == 3 * 3
+    for d in cum["run_dir"]:
+        sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
+        assert sc["bottleneck"]["qdisc"]["kind"] == "sfred"
+        window = duration_s(sc["bottleneck"]["qdisc"]["window"])
+        assert window == duration_s(paper.CUMULATIVE_WINDOW) > duration_s(sc["duration"])
+    assert "## Set-up choice run both ways: SFRED's counting window" in md
 
 
 def test_sfred_protects_tcp_from_cbr(quick: tuple[Path, pd.DataFrame]) -> None:
