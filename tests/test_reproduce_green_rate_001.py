@@ -54,8 +54,13 @@ def test_grid_and_overrides():
     full = g.points(quick=False)
     paper = [p for p in full if p.labels["variant"] == "paper"]
     assert len(paper) == 5 * (13 + 6 + 8) * len(g.SEEDS_FULL)
-    # Sensitivity runs: trial 1, seed 1, the algorithms each variant is about.
-    assert len(full) - len(paper) == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
+    # Sensitivity runs: trial 1, seed 1, the algorithms each variant is about; and the set-up
+    # choice RED_MAX_P: trial 1's RED at every load and seed.
+    choice = [p for p in full if p.labels["variant"] == g.RED_MAX_P_OTHER]
+    assert len(choice) == 13 * len(g.SEEDS_FULL)
+    assert {p.scenario["bottleneck"]["qdisc"]["max_p"] for p in choice} == {0.02}
+    sens = len(full) - len(paper) - len(choice)
+    assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"
     t2 = next(p for p in paper if p.labels["trial"] == 2 and p.labels["buffer"] == 250)
