@@ -145,7 +145,7 @@ def points(quick: bool) -> list[Point]:
             pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
     # Fig. 1's RED with the other min_th (the set-up choice MIN_TH): the same sweep.
     for n in n1:
-        fixed = {
+        other: dict[str, Any] = {
             "flows.0.count": n,
             "flows.0.hosts": min(5, n),
             "bottleneck.qdisc.min_th": MIN_TH_OTHER,
@@ -154,7 +154,7 @@ def points(quick: bool) -> list[Point]:
             drop,
             {"bottleneck.qdisc.max_p": max_ps},
             seeds=seeds,
-            fixed=fixed,
+            fixed=other,
             labels={"bottleneck.qdisc.max_p": "max_p"},
             extra_labels={"figure": FIG1_MIN_TH, "n": n},
         )
