@@ -265,7 +265,10 @@ def test_fig9_testbed_simulated_keeps_the_papers_loss_ordering():
 
     d = testbed.simulate(quick=True)
     verdicts = {r.claim.id: r.verdict for r in evaluate(testbed.CLAIMS, d)}
-    assert verdicts["fig9b-low-loss"] == "holds"
+    # 'low' is below 1 % in every run; two seeds leave the t interval wide (12.7 x the SE).
+    low = d[d["variant"].isin(["aggressive", "adaptive"])]
+    assert (low["loss_rate"] < 0.01).all()
+    assert verdicts["fig9b-low-loss"] in ("holds", "within noise")
     assert verdicts["fig9b-conservative-grows"] == "holds"
     assert set(d["side"]) == {"sim"} and len(d) == 3 * 2 * 2
 

@@ -45,8 +45,8 @@ def test_report_files(quick: reproduce.Outcome):
         "fig6_7a_queue",
         "fig7b_max_p",
     } <= figs
-    # 16 claims of §III-IV, Fig. 2(b)'s overflow and seven of Figs. 3 and 5.
-    assert len(json.loads((out / "claims.json").read_text())) == 24
+    # 20 claims of §III-IV (Figs. 1, 2, 4, 6, 7), eight of Figs. 3 and 5 and two of Fig. 2.
+    assert len(json.loads((out / "claims.json").read_text())) == 30
     assert quick.runs["error"].isna().all()
 
 
@@ -142,3 +142,43 @@ def test_testbed_is_a_section_of_the_004_report():
     row = tb.simulated(runs).iloc[0]
     assert row["throughput_mbps"] == pytest.approx(9.0) and row["mark_rate"] == 0.25
     assert row["rep"] == 2
+
+
+def _fig1_table() -> pd.DataFrame:
+    """Two seeds of Fig. 1 at 32 connections (max_p 0.01 and 1.0) and DropTail beside them."""
+    rows = []
+    for seed, bump in ((1, 0.0), (2, 0.001)):
+        for mp, loss, early, ov, q in ((0.01, 0.043, 100, 900, 67.0), (1.0, 0.065, 800, 0, 26.0)):
+            rows.append(
+                {
+                    "figure": "1",
+                    "n": 32,
+                    "seed": seed,
+                    "max_p": mp,
+                    "loss_rate": loss + bump,
+                    "drops.early": early,
+                    "drops.forced": 0,
+                    "drops.overflow": ov,
+                    "queue_pkts.mean": q,
+                }
+            )
+        rows.append(
+            {"figure": "dt", "n": 32, "seed": seed, "loss_rate": 0.044 + bump, "max_p": np.nan}
+        )
+    return pd.DataFrame(rows)
+
+
+def test_fig1_measures_on_a_hand_made_table():
+    from aqmlab.papers import adaptive_red_004 as m
+
+    d = m.Data(_fig1_table(), quick=False)
+    comp = {c.label: c for c in m._c_drop_composition(d)}
+    assert comp["32 conn., max_p 1: early"].lhs == [1.0, 1.0]
+    assert comp["32 conn., max_p 0.01: overflow"].lhs == pytest.approx([0.9, 0.9])
+    large = {c.label: c for c in m._c_large_max_p_slight(d)}
+    # RED at max_p 1 above DropTail (0.065 > 0.044) but not within a fifth (1.2 x 0.044 < 0.065).
+    assert large["32 conn., increase"].lhs == pytest.approx([0.065, 0.066])
+    assert large["32 conn., slight"].lhs == pytest.approx([1.2 * 0.044, 1.2 * 0.045])
+    (falls,) = m._c_queue_falls(d)
+    # The loss-minimising max_p is 0.01 in this table: its queue (67) against max_p 1's (26).
+    assert (falls.lhs, falls.rhs) == ([26.0, 26.0], [67.0, 67.0])

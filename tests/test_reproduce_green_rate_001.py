@@ -54,8 +54,13 @@ def test_grid_and_overrides():
     full = g.points(quick=False)
     paper = [p for p in full if p.labels["variant"] == "paper"]
     assert len(paper) == 5 * (13 + 6 + 8) * len(g.SEEDS_FULL)
-    # Sensitivity runs: trial 1, seed 1, the algorithms each variant is about.
-    assert len(full) - len(paper) == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
+    # Sensitivity runs: trial 1, seed 1, the algorithms each variant is about; and the set-up
+    # choice RED_MAX_P: trial 1's RED at every load and seed.
+    choice = [p for p in full if p.labels["variant"] == g.RED_MAX_P_OTHER]
+    assert len(choice) == 13 * len(g.SEEDS_FULL)
+    assert {p.scenario["bottleneck"]["qdisc"]["max_p"] for p in choice} == {0.02}
+    sens = len(full) - len(paper) - len(choice)
+    assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"
     t2 = next(p for p in paper if p.labels["trial"] == 2 and p.labels["buffer"] == 250)
@@ -100,3 +105,37 @@ def test_queue_based_aqms_lose_more_than_the_others(m):
         t1.loc[a, "loss_pct"] for a in ("green_rate", "blue", "rem")
     )
     assert t1["delay_ms"].idxmax() == "droptail"
+
+
+def test_trial2_measures_on_a_hand_made_table():
+    import pandas as pd
+
+    rows = []
+    for seed in (1, 2):
+        for buf, blue_u, blue_d, rem_d in ((31, 0.92, 5.0, 20.0), (250, 1.0, 80.0, 46.0)):
+            for algo, u, d in (
+                ("blue", blue_u, blue_d),
+                ("rem", 1.0, rem_d),
+                ("red", 1.0, 2 * blue_d),
+                ("droptail", 1.0, 3 * blue_d),
+                ("green_rate", 0.965, 9.0),
+            ):
+                rows.append(
+                    {
+                        "trial": 2,
+                        "algorithm": algo,
+                        "buffer": buf,
+                        "seed": seed,
+                        "utilisation": u,
+                        "delay_ms": d + seed,
+                        "loss_pct": 0.1 if algo in ("red", "droptail") else 0.0,
+                    }
+                )
+    m = pd.DataFrame(rows)
+    higher = {c.label: c for c in g._c_higher_backlog(m)}
+    # BLUE's delay over the two buffers (5 + 80) / 2 against REM's (20 + 46) / 2, plus the seed.
+    assert higher["BLUE vs REM"].lhs == [43.5, 44.5] and higher["BLUE vs REM"].rhs == [34.0, 35.0]
+    blue = {c.label: c for c in g._c_blue_sacrifices(m)}
+    assert blue["lowest utilisation vs 0.95"].rhs == [0.92, 0.92]
+    same = {c.label: c for c in g._c_same_util_as_queue_based(m)}
+    assert same["GREEN vs RED"].lhs == [0.965, 0.965] and same["GREEN vs RED"].rhs == [1.0, 1.0]

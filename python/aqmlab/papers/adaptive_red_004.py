@@ -7,8 +7,10 @@ What we reproduce (ns simulations of sections III and IV):
   beside DropTail. Published: the loss-minimising ``max_p`` at 32 connections is 0.063.
 - Fig. 4(a,b): RED with ECN-capable TCP, loss and utilisation against ``max_p`` for 4, 8, 32 and
   64 connections (``max_th`` = queue size = 80 KB), beside DropTail.
-- Fig. 2(b): the share of Fig. 1's drops that are buffer overflows at the loss-minimising
-  ``max_p`` (the text: RED there "eliminate[s] packet loss due to buffer overflow").
+- Fig. 2(b,c): the share of Fig. 1's drops that are buffer overflows at the loss-minimising
+  ``max_p`` (the text: RED there "eliminate[s] packet loss due to buffer overflow"), and the
+  mean queue there against the largest ``max_p`` (Fig. 2(c): "a drop in the average queue
+  length").
 - Figs. 3(a,b) and 5(a,b): RED-ECN queue length with 8 and 32 connections, aggressive and
   conservative early detection; Fig. 5 the conservative setting with 32 connections, ``max_th``
   80 KB in a 120 KB and a 240 KB queue, every packet marked above ``max_th``.
@@ -29,7 +31,9 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
 - 1000-byte segments (the text's own example uses 1 KB segments), TCP Reno, no window cap.
 - Queue of Figs. 1 and 4: 80 KB = 80 packets with ``max_th`` = 80 (III.B: "we set max_th equal
   to the queue size"; Fig. 5's text gives the 80 KB). ``min_th`` = 20 packets (not printed;
-  a quarter of ``max_th``, the testbed's 10 KB / 40 KB ratio). ``w_q`` = 0.002.
+  a quarter of ``max_th``, the testbed's 10 KB / 40 KB ratio). ``w_q`` = 0.002. Fig. 1's RED
+  sweep is also run with ``min_th`` = max_th / 3 (26.7 packets), a set-up choice whose
+  verdicts the report sets beside the main ones.
 - Figs. 3 and 5 print no max_p for "aggressive" and "conservative": the testbed's 1.0 and 0.02
   (section V), as for Figs. 6/7. Fig. 5's marking above ``max_th`` is RED with ``hard_drop =
   false`` and ECN (a full queue still drops).
@@ -45,6 +49,7 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -91,6 +96,9 @@ FIG3_N = (8, 32)
 #: Figure label of Figs. 6/7's runs with n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
 FIG6_SHORT = "6-5ms"
 FIG3_BUFFER = 80.0
+#: Figure label of Fig. 1's RED runs with min_th = max_th / 3 (the set-up choice MIN_TH).
+FIG1_MIN_TH = "1-minth"
+MIN_TH_OTHER = round(80 / 3, 1)
 FIG5_BUFFERS = (120, 240)
 
 
@@ -135,6 +143,21 @@ def points(quick: bool) -> list[Point]:
                 continue
             extra: dict[str, Any] = {"figure": fig_id, "n": n}
             pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
+    # Fig. 1's RED with the other min_th (the set-up choice MIN_TH): the same sweep.
+    for n in n1:
+        other: dict[str, Any] = {
+            "flows.0.count": n,
+            "flows.0.hosts": min(5, n),
+            "bottleneck.qdisc.min_th": MIN_TH_OTHER,
+        }
+        pts += grid(
+            drop,
+            {"bottleneck.qdisc.max_p": max_ps},
+            seeds=seeds,
+            fixed=other,
+            labels={"bottleneck.qdisc.max_p": "max_p"},
+            extra_labels={"figure": FIG1_MIN_TH, "n": n},
+        )
     # Figs. 6/7: one run per setting and seed, its time series and one measurement window
     # per phase (loss, utilisation: the summary's `windows`, read by `phase_windows`).
     base = load_base(ID, "load_change")
@@ -260,6 +283,11 @@ class Data:
 # ---- claims ---------------------------------------------------------------------------------
 
 
+#: 'slight', 'slightly', 'marginal', 'approach' read on one scale: within a fifth (ours; the
+#: paper prints no Fig. 1 numbers to take it from).
+SLIGHT = 0.2
+
+
 def _dt(d: Data, n: int) -> list[float]:
     return d.per_seed("dt", "loss_rate", n=n)
 
@@ -277,23 +305,99 @@ def _c_marginal(d: Data) -> list[Case]:
     out = []
     for n in d.ns("1"):
         best = d.curve("1", n, "loss_rate").min(axis=1).to_numpy()
-        out.append(Case(f"{n} conn.", list(best / np.array(_dt(d, n))), 0.5))
+        out.append(Case(f"{n} conn.", list(best / np.array(_dt(d, n))), 1 - SLIGHT))
     return out
 
 
-def _c_decrease(d: Data) -> list[Case]:
+def _c_decrease_slight(d: Data) -> list[Case]:
+    """Per load: the lowest loss below the loss at the smallest max_p, and by less than a fifth
+    ('slightly') of it."""
     out = []
     for n in d.ns("1"):
         c = d.curve("1", n, "loss_rate")
-        out.append(versus(f"{n} conn.", list, Vs(c.min(axis=1), c[min(c.columns)])))
+        lo, first = c.min(axis=1), c[min(c.columns)]
+        out.append(versus(f"{n} conn., decrease", list, Vs(lo, first)))
+        out.append(versus(f"{n} conn., slight", list, Vs((1 - SLIGHT) * first, lo)))
     return out
 
 
-def _c_large_max_p(d: Data) -> list[Case]:
+def _c_large_max_p_slight(d: Data) -> list[Case]:
+    """Per load: RED's loss at the largest max_p above DropTail's, and by less than a fifth
+    ('slight')."""
     out = []
     for n in d.ns("1"):
         c = d.curve("1", n, "loss_rate")
-        out.append(Case(f"{n} conn.", list(c[max(c.columns)]), _dt(d, n)))
+        red, dt = list(c[max(c.columns)]), _dt(d, n)
+        out.append(Case(f"{n} conn., increase", red, dt))
+        out.append(Case(f"{n} conn., slight", [(1 + SLIGHT) * x for x in dt], red))
+    return out
+
+
+#: Base RTT of Figs. 1 and 4 (ms): twice the mean access delay (5 ms) + 10 ms + 15 ms.
+BASE_RTT_MS = 2 * (5 + 10 + 15)
+#: Transmission time of one 1000-byte packet on the 10 Mbps bottleneck (ms).
+PKT_MS = 1000 * 8 / (LINK_MBPS * 1e3)
+
+
+def _why_large_max_p(d: Data, r: Result) -> str:
+    parts = []
+    for n in d.ns("1"):
+        c = d.curve("1", n, "loss_rate").mean()
+        q = d.curve("1", n, "queue_pkts.mean").mean()
+        top = max(c.index)
+        red, dt = float(c[top]), float(np.mean(_dt(d, n)))
+        q_red, q_dt = float(q[top]), float(np.mean(d.per_seed("dt", "queue_pkts.mean", n=n)))
+        rtt_red, rtt_dt = BASE_RTT_MS + PKT_MS * q_red, BASE_RTT_MS + PKT_MS * q_dt
+        parts.append(
+            f"{n} conn.: RED at max_p {top:g} loses {100 * red:.2f} % against DropTail's "
+            f"{100 * dt:.2f} % (x{red / dt:.2f}); its mean queue is {q_red:.0f} packets against "
+            f"{q_dt:.0f}, a mean RTT of about {rtt_red:.0f} against {rtt_dt:.0f} ms, by which "
+            f"Eq. 2's loss ~ 1/RTT^2 would grow up to x{(rtt_dt / rtt_red) ** 2:.2f}"
+        )
+    return (
+        "; ".join(parts) + ": the increase follows the queue (and RTT) RED removes, the paper's "
+        "own mechanism (Fig. 2(c)); with 80-packet queues on base RTTs of 52..68 ms the queue is "
+        "a large part of the RTT, so the increase is more than slight. Why the paper's was "
+        "slight is unexplained (its topology, Fig. 1(a), is lost)."
+    )
+
+
+def _drop_shares(d: Data, n: int, max_p: float) -> tuple[list[float], list[float]]:
+    """Per seed at one Fig. 1 point: the shares of the drops that are early (RED's decision,
+    forced drops included) and buffer overflows."""
+    s = d.sel("1", n=n, max_p=max_p).sort_values("seed")
+    early = (s["drops.early"] + s["drops.forced"]).to_numpy(dtype=float)
+    ov = s["drops.overflow"].to_numpy(dtype=float)
+    tot = np.maximum(early + ov, 1.0)
+    return list(early / tot), list(ov / tot)
+
+
+def _c_drop_composition(d: Data) -> list[Case]:
+    out = []
+    for n in d.ns("1"):
+        ps = d.max_ps("1")
+        out.append(Case(f"{n} conn., max_p {ps[-1]:g}: early", _drop_shares(d, n, ps[-1])[0], 0.5))
+        out.append(Case(f"{n} conn., max_p {ps[0]:g}: overflow", _drop_shares(d, n, ps[0])[1], 0.5))
+    return out
+
+
+def _c_queue_falls(d: Data) -> list[Case]:
+    """Fig. 2(c) at 32 connections: mean queue at the largest max_p against the mean queue at
+    each seed's loss-minimising max_p (Fig. 2(b))."""
+    n = 32 if 32 in d.ns("1") else d.ns("1")[0]
+    c = d.curve("1", n, "loss_rate")
+    q = d.curve("1", n, "queue_pkts.mean")
+    at_min = [float(q.loc[s, row.idxmin()]) for s, row in c.iterrows()]
+    return [Case(f"{n} conn.", list(q[max(q.columns)]), at_min)]
+
+
+def _c_ecn_better(d: Data) -> list[Case]:
+    """Per load run with both: RED-ECN's lowest loss over max_p against RED-drop's."""
+    out = []
+    for n in sorted(set(d.ns("1")) & set(d.ns("4"))):
+        ecn = d.curve("4", n, "loss_rate").min(axis=1)
+        drop = d.curve("1", n, "loss_rate").min(axis=1)
+        out.append(versus(f"{n} conn.", list, Vs(ecn, drop)))
     return out
 
 
@@ -343,7 +447,7 @@ def _why_dt_proportional(d: Data, r: Result) -> str:
         "DropTail's loss grows faster than N: "
         + ", ".join(f"{x:.2f} %" for x in loss)
         + f" at N = {', '.join(str(n) for n in ns)} (exponent {r.cases[0].lhs:.2f}); the "
-        "paper's own §III.A puts it between linear and quadratic (claim 6)."
+        "paper's own §III.A puts it between linear and quadratic (claim fig1-dt-between)."
     )
 
 
@@ -433,11 +537,24 @@ def _c_few_loss(d: Data) -> list[Case]:
     ]
 
 
+#: 'full utilization' read as a shortfall under 1 % (ours).
+FULL_UTIL = 0.99
+#: 'avoid' / 'prevent packet loss' read as a loss under 0.1 % (ours, as Fig. 3's claims).
+NO_LOSS = 0.001
+
+
 def _c_few_util(d: Data) -> list[Case]:
+    """'only small values of max_p can keep the bottleneck link at full utilization': per load,
+    the smallest max_p at full utilisation, the largest below it."""
     out = []
     for n in _small(d):
         c = d.curve("4", n, "utilisation")
-        out.append(versus(f"{n} conn.", list, Vs(c[min(c.columns)], c[max(c.columns)])))
+        out.append(Case(f"{n} conn., smallest max_p full", list(c[min(c.columns)]), FULL_UTIL))
+        out.append(
+            Case(
+                f"{n} conn., largest max_p not full", [FULL_UTIL] * len(c), list(c[max(c.columns)])
+            )
+        )
     return out
 
 
@@ -449,10 +566,13 @@ def _c_many_util(d: Data) -> list[Case]:
 
 
 def _c_many_loss(d: Data) -> list[Case]:
+    """'only large values of max_p are able to prevent packet loss': per load, the largest
+    max_p under the no-loss line, the smallest above it."""
     out = []
     for n in _large(d):
         c = d.curve("4", n, "loss_rate")
-        out.append(versus(f"{n} conn.", list, Vs(c[max(c.columns)], 0.5 * c[min(c.columns)])))
+        out.append(Case(f"{n} conn., largest max_p", list(c[max(c.columns)]), NO_LOSS))
+        out.append(Case(f"{n} conn., smallest max_p", [NO_LOSS] * len(c), list(c[min(c.columns)])))
     return out
 
 
@@ -460,6 +580,44 @@ def _phase(d: Data, variant: str, n: int, col: str) -> list[float]:
     w = d.sel("6", variant=variant)
     w = w[(w["phase"] != "all") & (w["n"] == n)]
     return [float(v) for v in w.groupby("seed")[col].mean().sort_index()]
+
+
+def _phase_well(d: Data, variant: str, n: int) -> list[Case]:
+    """'performs well' in the n-connection phases: loss under 0.1 % and a utilisation shortfall
+    under 5 % (Fig. 3's 'avoid packet loss' and 'high link utilization')."""
+    return [
+        Case("loss %", [100 * x for x in _phase(d, variant, n, "loss_rate")], 100 * NO_LOSS),
+        Case("1 - utilisation", [1 - x for x in _phase(d, variant, n, "utilisation")], 0.05),
+    ]
+
+
+def _why_rises(d: Data, r: Result) -> str:
+    parts = []
+    for t0, t1, k in d.phases:
+        if k != 32:
+            continue
+        f = [_max_p_at(d.trace(s), t1 - 0.01) / _max_p_at(d.trace(s), t0) for s in d.seeds6()]
+        parts.append(f"{t0}-{t1} s: x{', x'.join(f'{x:.3g}' for x in f)}")
+    return (
+        "max_p's factor over each 32-connection phase, per seed: "
+        + "; ".join(parts)
+        + ". Fig. 8 raises max_p by beta = 2 each time the average crosses max_th, so a phase "
+        "with one crossing doubles it exactly, the boundary of the 'at least doubles' reading."
+    )
+
+
+def _why_full(d: Data, r: Result) -> str:
+    st = _q_stats(d, "3", variant="conservative", n=32)
+    return (
+        "the queue is at 90 % of its 80 packets or more in "
+        + ", ".join(f"{100 * x:.0f}" for x in st["full"])
+        + " % of the samples per seed (mean queue "
+        + ", ".join(f"{x:.0f}" for x in st["mean"])
+        + " packets, empty in "
+        + ", ".join(f"{100 * x:.1f}" for x in st["empty"])
+        + " %): it never drains, but sits near full about half the time, at the line drawn for "
+        "'close to fully occupied'."
+    )
 
 
 def _c_moves(d: Data, n: int, rising: bool) -> list[Case]:
@@ -502,30 +660,49 @@ CLAIMS: list[Claim] = [
         metric="RED's lowest loss over DropTail's",
         lhs_name="ratio",
         op=">",
-        rhs_name="0.5",
-        tolerance_source="ours: 'marginal' read as removing less than half of DropTail's loss",
+        rhs_name="0.8",
+        tolerance_source="ours: 'marginal' read as removing less than a fifth of DropTail's loss "
+        "(the fifth that reads 'approach' and 'slight')",
         measure=_c_marginal,
     ),
     Claim(
         id="fig1-decrease",
         where="§III.A, Fig. 1(b,c)",
         quote="As max_p is increased, loss rates decrease slightly",
-        metric="RED's lowest loss vs its loss at the smallest max_p",
-        lhs_name="lowest",
+        metric="RED's lowest loss vs its loss at the smallest max_p; 'slightly': the lowest above "
+        "0.8 x the loss at the smallest max_p",
+        lhs_name="lowest (and 0.8 x at the smallest)",
         op="<",
-        rhs_name="at the smallest max_p",
-        measure=_c_decrease,
+        rhs_name="at the smallest max_p (and lowest)",
+        tolerance_source="ours: 'slightly' read as by less than a fifth",
+        measure=_c_decrease_slight,
     ),
     Claim(
         id="fig1-large-max-p",
         where="§III.A, Fig. 1(b,c)",
         quote="Finally, as max_p becomes large, the RED queue causes a slight increase in packet "
         "loss rates over drop-tail queues.",
-        metric="loss rate at the largest max_p",
-        lhs_name="RED",
+        metric="loss rate at the largest max_p; 'slight': RED below 1.2 x DropTail",
+        lhs_name="RED (and 1.2 x DropTail)",
         op=">",
-        rhs_name="DropTail",
-        measure=_c_large_max_p,
+        rhs_name="DropTail (and RED)",
+        tolerance_source="ours: 'slight' read as by less than a fifth",
+        measure=_c_large_max_p_slight,
+        explain=_why_large_max_p,
+    ),
+    Claim(
+        id="fig1-drop-composition",
+        where="§III.A, Fig. 1(b,c)",
+        quote="When extremely large values of max_p are used, packet loss rates are dominated by "
+        "drops due to early detection, while with extremely small values of max_p packet loss "
+        "is mostly due to queue overflow.",
+        metric="share of RED's drops that are early (largest max_p) and overflows (smallest "
+        "max_p), per seed",
+        lhs_name="share",
+        op=">",
+        rhs_name="1/2",
+        tolerance_source="ours: 'dominated by' and 'mostly' read as more than half of the drops",
+        measure=_c_drop_composition,
     ),
     Claim(
         id="fig1-argmin-grows",
@@ -565,6 +742,29 @@ CLAIMS: list[Claim] = [
         explain=_why_fig2b,
     ),
     Claim(
+        id="fig2c-queue-falls",
+        where="§III.A, Fig. 2(c)",
+        quote="Finally, as max_p increases even further as shown in Figure 2(c), RED becomes more "
+        "aggressive in its early detection leading to a drop in the average queue length.",
+        metric="mean queue (packets), Fig. 1's 32 connections, RED (drop)",
+        lhs_name="largest max_p",
+        op="<",
+        rhs_name="loss-minimising max_p (Fig. 2(b))",
+        unit="pkts",
+        measure=_c_queue_falls,
+    ),
+    Claim(
+        id="ecn-more-effective",
+        where="§III (overview of III.A and III.B)",
+        quote="Although, RED is more effective when used with ECN enabled connections, packet "
+        "losses are still significant.",
+        metric="RED's lowest loss rate over max_p, with ECN (Fig. 4) and with drop (Fig. 1)",
+        lhs_name="RED-ECN",
+        op="<",
+        rhs_name="RED (drop)",
+        measure=_c_ecn_better,
+    ),
+    Claim(
         id="fig4-dt-grows",
         where="§III.B, Fig. 4(a)",
         quote="As the drop-tail results show, loss rates at the bottleneck link increase "
@@ -594,10 +794,12 @@ CLAIMS: list[Claim] = [
         id="fig4-few-util",
         where="§III.B, Fig. 4(b)",
         quote="while only small values of max_p can keep the bottleneck link at full utilization",
-        metric="RED-ECN's utilisation at the smallest vs the largest max_p",
-        lhs_name="smallest max_p",
+        metric="RED-ECN's utilisation at the smallest max_p (above 0.99) and at the largest "
+        "(below 0.99), 4 and 8 connections",
+        lhs_name="smallest max_p (and 0.99)",
         op=">",
-        rhs_name="largest",
+        rhs_name="0.99 (and largest max_p)",
+        tolerance_source="ours: 'full utilization' read as above 99 %",
         measure=_c_few_util,
     ),
     Claim(
@@ -616,11 +818,13 @@ CLAIMS: list[Claim] = [
         id="fig4-many-loss",
         where="§III.B, Fig. 4(a)",
         quote="and only large values of max_p are able to prevent packet loss.",
-        metric="RED-ECN's loss at the largest max_p vs half that at the smallest",
-        lhs_name="largest max_p",
+        metric="RED-ECN's loss at the largest max_p (below 0.1 %) and at the smallest (above "
+        "0.1 %), 32 and 64 connections",
+        lhs_name="largest max_p (and 0.1 %)",
         op="<",
-        rhs_name="half at the smallest",
-        tolerance_source="ours: 'prevent' read as removing at least half",
+        rhs_name="0.1 % (and smallest max_p)",
+        tolerance_source="ours: 'prevent packet loss' read as a loss under 0.1 % (Fig. 3's 'avoid "
+        "packet loss')",
         measure=_c_many_loss,
     ),
     Claim(
@@ -674,15 +878,24 @@ CLAIMS: list[Claim] = [
         "of packets ... Consequently, the bottleneck queue remains close to fully occupied "
         "through the duration of the experiment.",
         metric="RED-ECN, conservative, 32 connections: share of queue samples at 90 % of the "
-        "80-packet queue or more",
-        lhs_name="share near full",
+        "80-packet queue or more; 'never drains': share of samples not empty; 'a significant "
+        "number': loss (%)",
+        lhs_name="share near full / not empty / loss",
         op=">",
-        rhs_name="1/2",
+        rhs_name="1/2 / 0.99 / 1 %",
         tolerance_source="ours: 'remains close to fully occupied' read as at 90 % of the queue "
-        "or more in most samples",
+        "or more in most samples, 'never drains' as empty in under 1 % of the samples, "
+        "'significant' as a loss of 1 % or more (the line claim fig4-few-loss-low reads as low)",
         measure=lambda d: [
-            Case("32 conn.", _q_stats(d, "3", variant="conservative", n=32)["full"], 0.5)
+            Case("near full", _q_stats(d, "3", variant="conservative", n=32)["full"], 0.5),
+            Case(
+                "not empty",
+                [1 - x for x in _q_stats(d, "3", variant="conservative", n=32)["empty"]],
+                0.99,
+            ),
+            Case("loss %", [100 * x for x in _f3(d, "conservative", 32, "loss_rate")], 1.0),
         ],
+        explain=_why_full,
     ),
     Claim(
         id="fig5a-loss-not-eliminated",
@@ -717,6 +930,26 @@ CLAIMS: list[Claim] = [
         ],
     ),
     Claim(
+        id="fig5-buffer-substantial",
+        where="§III.B, Fig. 5(a,b)",
+        quote="Furthermore, the buffer space required to reduce loss is substantial.",
+        metric="RED-ECN, conservative, 32 connections, max_th 80 KB: loss (%) in a 240 KB "
+        "queue against a 120 KB one",
+        lhs_name="240 KB",
+        op="<",
+        rhs_name="120 KB",
+        unit="%",
+        tolerance_source="none: read as the 120 KB queue (claim fig5a) still losing what "
+        "doubling it removes",
+        measure=lambda d: [
+            versus(
+                "32 conn.",
+                lambda b: [100 * x for x in d.per_seed("5", "loss_rate", buffer_kb=b)],
+                Vs(240, 120),
+            )
+        ],
+    ),
+    Claim(
         id="fig5b-more-than-double",
         where="§III.B, Fig. 5(b)",
         quote="even though deterministic marking is enforced at an average queue length of 80KB, "
@@ -739,6 +972,19 @@ CLAIMS: list[Claim] = [
         ),
     ),
     Claim(
+        id="fig6a-aggressive-32-well",
+        where="§IV, Fig. 6(a)",
+        quote="When aggressive early detection is used, as shown in Figure 6(a), the RED queue "
+        "performs well whenever 32 connections are active.",
+        metric="aggressive RED (max_p 1) in the 32-connection phases: loss (%) and utilisation",
+        lhs_name="loss / shortfall",
+        op="<",
+        rhs_name="0.1 % / 5 %",
+        tolerance_source="ours: 'performs well' read as claim fig3a-aggressive-32-desired's "
+        "'avoid packet loss' and 'high link utilization'",
+        measure=lambda d: _phase_well(d, "aggressive", 32),
+    ),
+    Claim(
         id="fig6a-aggressive-8",
         where="§IV, Fig. 6(a)",
         quote="When only 8 connections are active though, the RED queue [with aggressive early "
@@ -752,17 +998,35 @@ CLAIMS: list[Claim] = [
         ],
     ),
     Claim(
+        id="fig6b-conservative-8-well",
+        where="§IV, Fig. 6(b)",
+        quote="When conservative early detection is used, as shown in Figure 6(b), the RED queue "
+        "only performs well when 8 connections are active.",
+        metric="conservative RED (max_p 0.02) in the 8-connection phases: loss (%) and "
+        "utilisation ('only': claim fig6b-conservative-32)",
+        lhs_name="loss / shortfall",
+        op="<",
+        rhs_name="0.1 % / 5 %",
+        tolerance_source="ours: as claim fig6a-aggressive-32-well",
+        measure=lambda d: _phase_well(d, "conservative", 8),
+    ),
+    Claim(
         id="fig6b-conservative-32",
         where="§IV, Fig. 6(b)",
         quote="When all 32 connections are active, the RED queue continually fluctuates between "
         "periods of sustained packet loss and ECN marking and subsequent periods of "
         "underutilization.",
-        metric="loss rate in the 32-connection phases",
+        metric="loss rate and utilisation shortfall in the 32-connection phases",
         lhs_name="conservative",
         op=">",
         rhs_name="aggressive",
         measure=lambda d: [
-            versus("32 conn.", _phase, d, Vs("conservative", "aggressive"), 32, "loss_rate")
+            versus("32 conn., loss", _phase, d, Vs("conservative", "aggressive"), 32, "loss_rate"),
+            Case(
+                "32 conn., 1 - utilisation",
+                [1 - x for x in _phase(d, "conservative", 32, "utilisation")],
+                [1 - x for x in _phase(d, "aggressive", 32, "utilisation")],
+            ),
         ],
     ),
     Claim(
@@ -777,6 +1041,7 @@ CLAIMS: list[Claim] = [
             "significantly", offset=math.log10(2.0), why="ours: at least doubles (log10 2)"
         ),
         measure=lambda d: _c_moves(d, 32, rising=True),
+        explain=_why_rises,
     ),
     Claim(
         id="fig7b-falls",
@@ -818,12 +1083,44 @@ CLAIMS: list[Claim] = [
     ),
 ]
 NOT_SEPARATE = [
-    "§III.A: 'When extremely large values of max_p are used, packet loss rates are dominated by "
-    "drops due to early detection' explains claim 4.",
+    "§III: 'We show that RED is only marginally effective when used in conjunction with packet "
+    "drop' announces claim fig1-marginal.",
+    "§III: '... packet losses are still significant' (with ECN) announces claims "
+    "fig4-many-loss (loss at small max_p with many connections), fig3b-conservative-32-full "
+    "and fig5a-loss-not-eliminated.",
+    "§III.A: 'This is partially due to the fact that connections can experience retransmission "
+    "timeouts' is a cause the paper gives for claim fig1-dt-between, not a result.",
+    "§III.A: 'decreasing the segment size, increasing the bottleneck bandwidth, and increasing "
+    "the round-trip times ... can slow the rate of congestion notification' is read from "
+    "Eq. 2; the paper runs no such experiment.",
+    "§III.A: 'the dependence of packet loss rates on round-trip time explains why RED queues "
+    "... can potentially increase packet loss rates (as observed in Figure 1)' and 'Because "
+    "packet loss rates increase with decreasing round-trip times ... this causes the loss rates "
+    "in the RED queue to eventually exceed that of the drop-tail queue' are the paper's reason "
+    "for claim fig1-large-max-p (its measured explanation computes it) and fig2c-queue-falls.",
+    "§III.A, Fig. 2(a): 'When max_p is small ... the behavior of the RED queue approaches that "
+    "of a drop-tail queue' restates claims fig1-small-max-p and fig1-drop-composition.",
+    "§III.A, Fig. 2(b): '... while keeping the average queue length as close to the size of the "
+    "queue as possible' qualifies claim fig2b-no-overflow (as close as possible without "
+    "overflow), which does not hold: no overflow-free point to compare against.",
+    "§III.B: 'By using ECN, all packet losses from the RED queue can be attributed to buffer "
+    "overflow' describes the set-up (max_th = the queue size), not a result.",
+    "§III.B, Fig. 3(b): 'This indicates that the TCP sources do not back off sufficiently ... "
+    "trigger further increases in transmission rate' is the paper's reason for claim "
+    "fig3b-conservative-32-full.",
+    "§III.B, Fig. 5: 'leads to periods of time where TCP is able to impact the transmission "
+    "rates of the sources' and 'all connections receive congestion notification when the queue "
+    "is full' are claim fig5-queue-drains and its reason.",
     "§III.B: 'to optimize performance over a small number of connections, early detection must "
-    "be made conservative' and '... must be aggressive' are conclusions drawn from claims 8-11.",
-    "§IV: 'As expected, its value adapts to reflect the number of active flows' is claims 14-15.",
+    "be made conservative' and '... must be aggressive' are conclusions drawn from claims "
+    "fig4-few-loss-low, fig4-few-util, fig4-many-util and fig4-many-loss.",
+    "§IV: 'As expected, its value adapts to reflect the number of active flows' is claims "
+    "fig7b-rises and fig7b-falls.",
     "§V (testbed, Fig. 9): its own section below, live and simulated (adaptive_red_004_testbed).",
+    "§VI: 'an adaptive RED mechanism ... can provide significant benefits in terms of decreasing "
+    "packet loss and increasing network utilization' summarises claim fig7a-adapts and the "
+    "testbed's; 'it is expected that the performance improvements will become even more "
+    "significant as the network grows' is a prediction the paper does not test.",
 ]
 
 
@@ -839,18 +1136,88 @@ LAST_LINK = Choice(
 )
 
 
+#: How Fig. 7(a)'s 'adapt itself well' is measured (no runs: the same data, read two ways).
+ADAPTS_WELL = Choice(
+    name="Fig. 7(a): 'the RED queue is able to adapt itself well'",
+    default="as well as the better static setting in each phase, within 1 point",
+    other="as desired in each phase, learning periods included: loss under 0.1 % and a "
+    "utilisation shortfall under 5 % (claim fig6a-aggressive-32-well's 'performs well')",
+    why="the sentence compares the self-configuring queue with Fig. 6's static settings and "
+    "excuses 'brief learning periods', which fall inside each 40 s phase this reproduction "
+    "measures; the absolute reading counts them against it. The 1-point tolerance is wide for "
+    "loss (the better static setting loses 0.05..0.07 % with 32 connections), which is why the "
+    "other reading is run too.",
+    claims=("fig7a-adapts",),
+)
+
+
+def _adapts_as_desired(claims: list[Claim]) -> list[Claim]:
+    """The claims with Fig. 7(a)'s sentence read as :data:`ADAPTS_WELL`'s other reading."""
+    return [
+        dataclasses.replace(
+            c,
+            metric="self-configuring RED in the 8- and 32-connection phases: loss (%) and "
+            "utilisation shortfall",
+            lhs_name="loss / shortfall",
+            op="<",
+            rhs_name="0.1 % / 5 %",
+            tolerance=0.0,
+            tolerance_source="ours: as claim fig6a-aggressive-32-well",
+            measure=lambda d: [
+                Case(f"{n} conn., {k.label}", k.lhs, k.rhs)
+                for n in (8, 32)
+                for k in _phase_well(d, "self-config", n)
+            ],
+        )
+        if c.id in ADAPTS_WELL.claims
+        else c
+        for c in claims
+    ]
+
+
+#: min_th of Figs. 1 and 2 is not printed.
+MIN_TH = Choice(
+    name="Figs. 1 and 2: RED's min_th (not printed)",
+    default="20 packets (a quarter of max_th = 80)",
+    other=f"{MIN_TH_OTHER:g} packets (max_th / 3)",
+    why="a quarter is the ratio of the paper's own testbed (10 KB / 40 KB, section V); a third "
+    "is the usual rule of thumb (max_th = 3 min_th) of RED's authors. Only Fig. 1's RED runs "
+    "change (DropTail and the ECN figures keep 20).",
+    claims=(
+        "fig1-small-max-p",
+        "fig1-marginal",
+        "fig1-decrease",
+        "fig1-large-max-p",
+        "fig1-drop-composition",
+        "fig1-argmin-grows",
+        "fig2b-no-overflow",
+        "fig2c-queue-falls",
+        "ecn-more-effective",
+    ),
+)
+
+
 # ---- report ---------------------------------------------------------------------------------
+
+
+def other_min_th(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs with Fig. 1's RED taken from the min_th = max_th / 3 runs."""
+    rest = runs[~runs["figure"].isin(["1", FIG1_MIN_TH])]
+    return pd.concat([rest, runs[runs["figure"] == FIG1_MIN_TH].assign(figure="1")])
 
 
 def short_link(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with Figs. 6/7 taken from the 5 ms last-link runs."""
+    runs = runs[runs["figure"] != FIG1_MIN_TH]
     rest = runs[~runs["figure"].isin(["6", FIG6_SHORT])]
     return pd.concat([rest, runs[runs["figure"] == FIG6_SHORT].assign(figure="6")])
 
 
 def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-    d = Data(runs, quick)
-    rep.claims(evaluate(CLAIMS, d, ns2_refs(ID)))
+    d = Data(runs[runs["figure"] != FIG1_MIN_TH], quick)
+    refs = ns2_refs(ID)
+    rep.claims(evaluate(CLAIMS, d, refs))
+    main_res = rep.results
     pub = published(f"{ID}.text")
     rep.section("Setup and readings")
     readings = __doc__.split("Readings taken", 1)[1] if __doc__ else ""
@@ -976,7 +1343,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.table(moves, "Self-configuring RED: max_p at the start and end of each phase, per seed.")
     _moves_text(rep, moves, d)
     if (r["figure"] == FIG6_SHORT).any():
-        rep.choice(LAST_LINK, rep.results, evaluate(CLAIMS, Data(short_link(runs), quick)))
+        rep.choice(LAST_LINK, main_res, evaluate(CLAIMS, Data(short_link(runs), quick)))
         q7 = Data(short_link(runs), quick)
         moves7 = pd.DataFrame(
             [{"seed": s, **mv} for s in q7.seeds6() for mv in max_p_moves(q7.trace(s), q7.phases)]
@@ -986,6 +1353,9 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
             "Self-configuring RED with base RTTs 32..48 ms (n6 -> n8 at 5 ms): max_p at the "
             "start and end of each phase, per seed.",
         )
+    rep.choice(ADAPTS_WELL, main_res, evaluate(_adapts_as_desired(CLAIMS), d, refs))
+    if (runs["figure"] == FIG1_MIN_TH).any():
+        rep.choice(MIN_TH, main_res, evaluate(CLAIMS, Data(other_min_th(runs), quick)))
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 

@@ -21,7 +21,7 @@ Readings taken where the text is silent:
   ratio, which differs from the mean of ten ratios only by the weighting of the intervals).
   Quick mode measures 10 s.
 - Live: kernel Reno with ECN (``net.ipv4.tcp_ecn`` negotiated per route), one run per point.
-  Simulated: aqmlab's TCP (``model = "rfc"``, Reno, ECN), seeds 1-2 (quick) or 1-3.
+  Simulated: aqmlab's TCP (``model = "rfc"``, Reno, ECN), seeds 1-2 (quick) or 1-5.
 
 Where today's Linux Reno differs from FreeBSD 2.2.6's (the paper's senders): SACK and RACK-TLP
 loss recovery instead of Reno fast recovery (one loss per window without a timeout), an initial
@@ -46,7 +46,7 @@ from typing import Any
 import pandas as pd
 
 from aqmlab import api
-from aqmlab.claims import Case, Claim, Vs, evaluate, versus
+from aqmlab.claims import Case, Claim, Result, Vs, evaluate, versus
 from aqmlab.claims import table as claims_table
 from aqmlab.reproduce import PaperSection, Report
 from aqmlab.sweep import Point, grid
@@ -58,7 +58,7 @@ VARIANTS = {
 }
 CONNECTIONS_FULL = [4, 8, 16, 32, 64]
 CONNECTIONS_QUICK = [8, 32]
-SEEDS_FULL = (1, 2, 3)
+SEEDS_FULL = (1, 2, 3, 4, 5)
 SEEDS_QUICK = (1, 2)
 ENV = "AQMLAB_TESTBED"
 
@@ -201,21 +201,48 @@ def _c_aggressive_low(d: pd.DataFrame) -> list[Case]:
     ]
 
 
+#: 'low' loss read as below 1 % (as paper 004's Fig. 4 claim fig4-few-loss-low), 'fairly large'
+#: as above it.
+LOW_LOSS = 0.01
+
+
 def _c_low_loss(d: pd.DataFrame) -> list[Case]:
-    n = _ns(d)[-1]
     return [
-        versus(f"{v} vs conservative, {n} conn.", _vals, d, Vs(v, "conservative"), n, "loss_rate")
+        Case(f"{v}, {n} conn.", _vals(d, v, n, "loss_rate"), LOW_LOSS)
         for v in ("aggressive", "adaptive")
+        for n in _ns(d)
     ]
 
 
 def _c_conservative_grows(d: pd.DataFrame) -> list[Case]:
     ns = _ns(d)
+    top = _vals(d, "conservative", ns[-1], "loss_rate")
     return [
         versus(
             f"{ns[-1]} vs {ns[0]} conn.", _vals, d, "conservative", Vs(ns[-1], ns[0]), "loss_rate"
-        )
+        ),
+        Case(f"{ns[-1]} conn., fairly large", top, LOW_LOSS),
     ]
+
+
+#: The simulated LAN's pipe: 10 Mbps x 2 ms base RTT, in bytes; min_th is 10 KB.
+PIPE_BYTES = 10e6 * 0.002 / 8
+
+
+def _why_aggressive_low(d: pd.DataFrame, r: Result) -> str:
+    n = _ns(d)[0]
+    tp = {v: _vals(d, v, n, "throughput_mbps") for v in VARIANTS}
+    mark = _vals(d, "aggressive", n, "mark_rate")
+    return (
+        f"at {n} connections the aggressive setting forwards "
+        + ", ".join(f"{x:.2f}" for x in tp["aggressive"])
+        + " Mbps per seed (conservative "
+        + ", ".join(f"{x:.2f}" for x in tp["conservative"])
+        + f") while marking {100 * sum(mark) / len(mark):.1f} % of the packets: the simulated "
+        f"LAN's pipe is {PIPE_BYTES / 1000:.1f} KB (base RTT 2 ms), a quarter of min_th's 10 KB, "
+        "so the queue early detection keeps above min_th covers every window cut and the link "
+        "never idles."
+    )
 
 
 def _c_half(d: pd.DataFrame) -> list[Case]:
@@ -250,16 +277,18 @@ CLAIMS: list[Claim] = [
         op=">",
         rhs_name="aggressive",
         measure=_c_aggressive_low,
+        explain=_why_aggressive_low,
     ),
     Claim(
         id="fig9b-low-loss",
         where=WHERE + "(b)",
         quote="both the aggressive and the adaptive early detection algorithms maintain low "
         "packet loss rates across all workloads",
-        metric="loss rate at the most connections",
+        metric="loss rate at every number of connections",
         lhs_name="aggressive / adaptive",
         op="<",
-        rhs_name="conservative",
+        rhs_name="1 %",
+        tolerance_source="ours: 'low' read as below 1 % (paper 004's claim fig4-few-loss-low)",
         measure=_c_low_loss,
     ),
     Claim(
@@ -267,10 +296,12 @@ CLAIMS: list[Claim] = [
         where=WHERE + "(b)",
         quote="the conservative early detection algorithm suffers from fairly large packet loss "
         "rates as the number of connections increase",
-        metric="conservative's loss rate",
+        metric="conservative's loss rate at the most connections, against the fewest and "
+        "against 1 %",
         lhs_name="most connections",
         op=">",
-        rhs_name="fewest",
+        rhs_name="fewest (and 1 %)",
+        tolerance_source="ours: 'fairly large' read as above the 1 % that reads 'low'",
         measure=_c_conservative_grows,
     ),
     Claim(

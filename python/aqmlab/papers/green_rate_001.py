@@ -17,7 +17,8 @@ Readings where the paper leaves something open (also written into the report):
   d2 = 0.0002, freeze time 10 ms; REM gamma = 0.01, phi = 1.003, alpha = 0.1, update time 10 ms,
   b0 = 55 packets; GREEN ΔT = 10 ms, ΔP = 0.001, target 0.97 c, K = 0.1 s; ECN everywhere.
   Not printed, ours: RED max_p = 0.1 and w_q = 0.002 (ns-2 defaults), not gentle; REM's input
-  filter off (rem.cc's default inw = 1).
+  filter off (rem.cc's default inw = 1). Trial 1's RED is also run with max_p = 0.02, a set-up
+  choice whose verdicts the report sets beside the main ones.
 - Trial 2's buffer sizes are not listed (the figure is lost): we use 25..200 ms of the link,
   i.e. 31, 63, 91, 125, 188 and 250 packets, with RED's and BLUE's thresholds scaled with the
   buffer as the settings say; REM keeps b0 = 55 packets.
@@ -33,13 +34,24 @@ Readings where the paper leaves something open (also written into the report):
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Claim, Vs, evaluate, ns2_cell, ns2_refs, versus
+from aqmlab.claims import (
+    Adjective,
+    Case,
+    Choice,
+    Claim,
+    Vs,
+    evaluate,
+    ns2_cell,
+    ns2_refs,
+    versus,
+)
 from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point
@@ -127,6 +139,9 @@ VARIANTS: dict[str, tuple[list[str], dict[str, Any]]] = {
     "REM b0 = 27 packets": (["rem"], {"bottleneck.qdisc.target": 27.0}),
     "REM b0 = 10 packets": (["rem"], {"bottleneck.qdisc.target": 10.0}),
 }
+#: RED's unprinted max_p, the other reading of the set-up choice RED_MAX_P (trial 1, every seed).
+RED_MAX_P_OTHER = "RED max_p = 0.02"
+CHOICE_OVERRIDES: dict[str, dict[str, Any]] = {RED_MAX_P_OTHER: {"bottleneck.qdisc.max_p": 0.02}}
 
 
 def point(
@@ -152,7 +167,9 @@ def point(
         overrides["bottleneck.delay"] = f"{x}ms"
     apply_overrides(doc, overrides)
     if variant:
-        apply_overrides(doc, VARIANTS[variant][1])
+        apply_overrides(
+            doc, VARIANTS[variant][1] if variant in VARIANTS else CHOICE_OVERRIDES[variant]
+        )
     labels = {
         "trial": trial,
         "algorithm": algorithm,
@@ -184,7 +201,9 @@ def points(quick: bool) -> list[Point]:
         for a in algs
         for x in (grid[1][::3] if quick else grid[1])
     ]
-    return main + sens
+    # The set-up choice RED_MAX_P: trial 1's RED with max_p 0.02, every load and seed.
+    choice = [point(1, "red", x, seed=s, variant=RED_MAX_P_OTHER) for x in grid[1] for s in seeds]
+    return main + sens + choice
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -210,6 +229,14 @@ def metrics(runs: pd.DataFrame) -> pd.DataFrame:
 
 def paper_runs(m: pd.DataFrame) -> pd.DataFrame:
     return m[m["variant"] == "paper"]
+
+
+def red_max_p_runs(m: pd.DataFrame) -> pd.DataFrame:
+    """The paper's runs with trial 1's RED taken from the max_p = 0.02 runs (RED_MAX_P)."""
+    p = paper_runs(m)
+    red1 = (p["trial"] == 1) & (p["algorithm"] == "red")
+    other = m[m["variant"] == RED_MAX_P_OTHER].assign(variant="paper")
+    return pd.concat([p[~red1], other], ignore_index=True)
 
 
 # ---- claims ---------------------------------------------------------------------------------
@@ -524,6 +551,102 @@ def _c_util_degrades(m: pd.DataFrame) -> list[Case]:
     ]
 
 
+def _over_buffers(m: pd.DataFrame, algo: str, col: str) -> list[float]:
+    """Per seed: ``col`` averaged over trial 2's buffer sizes."""
+    d = m[(m["trial"] == 2) & (m["algorithm"] == algo)]
+    if d.empty:
+        raise KeyError(f"no trial-2 runs of {algo}")
+    return [float(v) for v in d.groupby("seed")[col].mean().sort_index()]
+
+
+def _c_higher_backlog(m: pd.DataFrame) -> list[Case]:
+    """'queue based AQMs maintain a higher average backlog': each queue-based AQM's queueing
+    delay, averaged over the buffer sizes, against each flow-based one's."""
+    return [
+        versus(f"{LABELS[q]} vs {LABELS[f]}", _over_buffers, m, Vs(q, f), "delay_ms")
+        for q in ("red", "droptail", "blue")
+        for f in ("rem", "green_rate")
+    ]
+
+
+def _why_higher_backlog(m: pd.DataFrame, r: Any) -> str:
+    bs = _xs(m, 2, "buffer")
+    d = {
+        a: [float(np.mean(_at(m, 2, a, "buffer", b, "delay_ms"))) for b in bs]
+        for a in ("rem", "blue", "red")
+    }
+    b0 = published("green_rate_001.settings")["rem"]["b0_packets"]
+    above = [b for b, x, y in zip(bs, d["blue"], d["rem"], strict=True) if x > y]
+    tail = (
+        f"BLUE's passes REM's only from a {above[0]}-packet buffer"
+        if above
+        else "BLUE's stays below REM's at every buffer"
+    )
+    return (
+        f"queueing delay (ms) at buffers {', '.join(str(b) for b in bs)} packets: "
+        + "; ".join(f"{LABELS[a]} {', '.join(f'{v:.1f}' for v in vs)}" for a, vs in d.items())
+        + f". REM holds its queue near b0 = {b0} packets ({b0 * MS_PER_PACKET:.0f} ms) once the "
+        f"buffer allows it, while BLUE's queue grows with the buffer from a few packets: {tail}."
+    )
+
+
+#: 'the same utilisation' read as within 2 points: Table 1's spread among the AQMs the paper
+#: calls high (0.96..0.98; BLUE's 0.95 is the one it calls a price).
+SAME_UTIL = 0.02
+
+
+def _c_same_util_as_queue_based(m: pd.DataFrame) -> list[Case]:
+    b = max(_xs(m, 2, "buffer"))
+    return [
+        versus(f"{LABELS[f]} vs {LABELS[q]}", _at, m, 2, Vs(f, q), "buffer", b, "utilisation")
+        for f in ("rem", "green_rate")
+        for q in ("droptail", "red")
+    ]
+
+
+def _c_same_util_over_buffers(m: pd.DataFrame) -> list[Case]:
+    bs = _xs(m, 2, "buffer")
+    return [
+        versus(
+            f"{LABELS[f]}: {max(bs)} vs {min(bs)} pkts",
+            _at,
+            m,
+            2,
+            f,
+            "buffer",
+            Vs(max(bs), min(bs)),
+            "utilisation",
+        )
+        for f in ("rem", "green_rate")
+    ]
+
+
+def _why_same_util(m: pd.DataFrame, r: Any) -> str:
+    target = published("green_rate_001.settings")["green_rate"]["target_fraction_of_capacity"]
+    b = max(_xs(m, 2, "buffer"))
+    u = {a: float(np.mean(_at(m, 2, a, "buffer", b, "utilisation"))) for a in ALGORITHMS}
+    return (
+        f"utilisation with a {b}-packet buffer: "
+        + ", ".join(f"{LABELS[a]} {u[a]:.3f}" for a in ALGORITHMS)
+        + f": GREEN steers the arrival rate to its set point, {target} of the link, so it stays "
+        "that far below the AQMs that fill the link, whatever the buffer."
+    )
+
+
+def _c_blue_sacrifices(m: pd.DataFrame) -> list[Case]:
+    """BLUE below 'high' utilisation at some buffer (its lowest over the buffers), and its delay
+    and loss, averaged over the buffers, below RED's and DropTail's."""
+    bs = _xs(m, 2, "buffer")
+    lowest = np.min([_at(m, 2, "blue", "buffer", b, "utilisation") for b in bs], axis=0)
+    out = [Case("lowest utilisation vs 0.95", [0.95] * len(lowest), list(lowest))]
+    out += [
+        versus(f"{col}: {LABELS[q]} vs BLUE", _over_buffers, m, Vs(q, "blue"), col)
+        for col in ("delay_ms", "loss_pct")
+        for q in ("red", "droptail")
+    ]
+    return out
+
+
 def _c_trial2_loss(m: pd.DataFrame) -> list[Case]:
     return [
         versus(f"{b} pkts", _at, m, 2, Vs("green_rate", "rem"), "buffer", b, "loss_pct")
@@ -634,6 +757,35 @@ CLAIMS: list[Claim] = [
         measure=_c_low_backlog,
     ),
     Claim(
+        id="t2-queue-based-higher-backlog",
+        explain=_why_higher_backlog,
+        in_ns2=False,  # GREEN is not in ns-2
+        where="§4 Trial 2, Fig. 2a",
+        quote="This trial shows clearly how queue based AQMs maintain a higher average backlog.",
+        metric="queueing delay (ms) averaged over trial 2's buffer sizes",
+        lhs_name="RED / DropTail / BLUE",
+        op=">",
+        rhs_name="REM / GREEN",
+        unit="ms",
+        measure=_c_higher_backlog,
+    ),
+    Claim(
+        id="t2-flow-based-same-utilisation",
+        explain=_why_same_util,
+        in_ns2=False,  # GREEN is not in ns-2
+        where="§4 Trial 2",
+        quote="The Flow based AQMs, REM and GREEN can maintain the same utilisation with low "
+        "backlog even with high buffer sizes. (utilisation)",
+        metric="utilisation at the largest buffer",
+        lhs_name="REM / GREEN",
+        op="~",
+        rhs_name="DropTail / RED",
+        tolerance=SAME_UTIL,
+        tolerance_source="ours: 'the same' read as within 2 points, Table 1's spread among the "
+        "AQMs the paper does not single out for utilisation (0.96..0.98)",
+        measure=_c_same_util_as_queue_based,
+    ),
+    Claim(
         id="t2-utilisation-except-blue",
         where="§4 Trial 2",
         quote="All algorithms except BLUE maintained high utilisation",
@@ -643,6 +795,19 @@ CLAIMS: list[Claim] = [
         rhs_name="0.95",
         tolerance_source="ours: 'high' read as the 0.95 Table 1 prints for BLUE, the lowest",
         measure=_c_util_except_blue,
+    ),
+    Claim(
+        id="t2-blue-sacrifices",
+        where="§4 Trial 2",
+        quote="All algorithms except BLUE maintained high utilisation as BLUE sacrificed "
+        "utilisation for lower backlog and loss. (BLUE)",
+        metric="BLUE's lowest utilisation over the buffers (below 0.95); queueing delay (ms) "
+        "and loss (%) averaged over the buffers, RED's and DropTail's against BLUE's",
+        lhs_name="0.95 / RED / DropTail",
+        op=">",
+        rhs_name="BLUE",
+        tolerance_source="ours: 'high' as claim t2-utilisation-except-blue (0.95)",
+        measure=_c_blue_sacrifices,
     ),
     Claim(
         id="t2-blue-sweet-spot",
@@ -776,16 +941,83 @@ CLAIMS: list[Claim] = [
 ]
 
 NOT_SEPARATE = [
+    "Trial 1: 'BLUE performed well in packet loss and delay' is claims t1-red-droptail-loss "
+    "and t1-red-droptail-delay (RED's and DropTail's loss and delay against BLUE's); its "
+    "second half is claim t1-blue-utilisation.",
     "Trial 1: 'To match the utilisation of the other algorithms, the buffer size would have "
     "to be increased significantly resulting in larger average backlog and loss' is a "
-    "prediction the paper does not run; trial 2 runs BLUE over buffers (claim 10).",
+    "prediction the paper does not run; trial 2 runs BLUE over buffers (claim "
+    "t2-blue-sweet-spot).",
+    "Trial 1: 'GREEN performs better across a wide range of sessions for reasons detailed in "
+    "Trail 3' is claim t1-green-wide-range; the reasons are trial 3's analysis.",
+    "Trial 2: 'This means it is possible to have a large buffer, to reduce packet loss, without "
+    "the drawback of high packet delay' is drawn from claims t2-flow-based-low-backlog and "
+    "t2-green-consistent.",
     "Trial 2: 'it is possible to select a low target utilisation, and operate almost entirely "
     "in the zero queue region' is not run in the paper.",
     "Trial 2: 'By operating GREEN with a sufficient buffer size, GREEN is in a very robust region "
-    "where queuing delay and packet loss probability are low' restates claims 8 and 11.",
-    "Trial 3: 'GREEN will not always outperform REM' and the analysis of REM's x - c term are "
+    "where queuing delay and packet loss probability are low' restates claims "
+    "t2-flow-based-low-backlog and t2-green-consistent; 'This makes GREEN much easier to "
+    "deploy, and more likely to perform better with unpredictable traffic patterns' is an "
+    "opinion drawn from them.",
+    "Trial 3: 'Any AQM deployed must be robust to variations in RTT' and 'there must be a "
+    "graceful degradation' state the requirement claims t3-green-graceful and "
+    "t3-green-graceful-utilisation check.",
+    "Trial 3: 'GREEN will not always outperform REM' and the analysis of REM's x - c term (REM "
+    "drops its price upon overflow and with bursty arrivals; GREEN 'remains calm') are "
     "explanations, not results.",
+    "Trial 3: 'Decreasing gamma in REM can achieve this for one set of operating conditions, "
+    "however at the cost of performance at higher flow levels' and 'There is a sacrifice in "
+    "the convergence rate ... however this is marginal' are not run in the paper.",
+    "§5 (multi-service implications) runs no experiment.",
 ]
+
+
+#: How 'the same utilisation' of trial 2 is measured (no runs: the same data, read two ways).
+SAME_UTILISATION = Choice(
+    name="Trial 2: 'REM and GREEN can maintain the same utilisation'",
+    default="the same as the queue-based AQMs (DropTail, RED) at the largest buffer, within "
+    "2 points",
+    other="the same as their own at the smallest buffer, within 2 points",
+    why="the sentence follows 'queue based AQMs maintain a higher average backlog' and sets the "
+    "flow-based AQMs against them: the same utilisation as theirs, with a lower backlog. "
+    "'maintain' also admits the other reading (unchanged as the buffer grows), run on the same "
+    "runs.",
+    claims=("t2-flow-based-same-utilisation",),
+)
+
+
+#: RED's max_p is not printed ("recommended settings" gives only the thresholds).
+RED_MAX_P = Choice(
+    name="Trial 1: RED's max_p (not printed)",
+    default="0.1",
+    other="0.02",
+    why="0.1 is ns-2's default (linterm_ 10), the simulator the paper used, and the value RED's "
+    "authors recommend since 1997; 0.02 is the one of RED's original paper. Trial 1's RED runs "
+    "are rerun (every load and seed); trials 2 and 3 keep 0.1.",
+    claims=(
+        "t1-red-droptail-loss",
+        "t1-red-droptail-delay",
+        "t1-whole-range",
+        "t1-blue-utilisation",
+    ),
+)
+
+
+def _same_util_over_buffers(claims: list[Claim]) -> list[Claim]:
+    """The claims with :data:`SAME_UTILISATION`'s other reading."""
+    return [
+        dataclasses.replace(
+            c,
+            metric="utilisation at the largest vs the smallest buffer",
+            lhs_name="largest buffer",
+            rhs_name="smallest",
+            measure=_c_same_util_over_buffers,
+        )
+        if c.id in SAME_UTILISATION.claims
+        else c
+        for c in claims
+    ]
 
 
 # ---- report ---------------------------------------------------------------------------------
@@ -911,7 +1143,9 @@ def _ns2_gap_text(rep: Report, t1: pd.DataFrame) -> None:
 def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     m_all = metrics(runs)
     m = paper_runs(m_all)
-    rep.claims(evaluate(CLAIMS, m, ns2_refs(ID)))
+    refs = ns2_refs(ID)
+    rep.claims(evaluate(CLAIMS, m, refs))
+    main_res = rep.results
     rep.section("Setup")
     rep.text(READINGS)
     if quick:
@@ -980,6 +1214,9 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         "(`aqmlab/papers/ns2/green_rate_001.json`, `python -m aqmlab.papers.ns2_record`)."
     )
     _ns2_gap_text(rep, t1)
+    rep.choice(SAME_UTILISATION, main_res, evaluate(_same_util_over_buffers(CLAIMS), m, refs))
+    if (m_all["variant"] == RED_MAX_P_OTHER).any():
+        rep.choice(RED_MAX_P, main_res, evaluate(CLAIMS, red_max_p_runs(m_all)))
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {x}" for x in NOT_SEPARATE))
 
