@@ -102,7 +102,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`, which must not be earlier than the last popped event.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
         assert!(
             time.0 >= self.last,
@@ -130,15 +130,19 @@ impl<E> EventQueue<E> {
     /// Every event of the bucket agrees with `min` at and above this digit, so each moves to a
     /// strictly lower level (or to `now`).
     #[inline(never)]
-    fn redistribute(&mut self, level: usize, digit: usize, min: u64) {
+    fn redistribute(&mut self, level: usize, digit: usize, min: u64)
+    where
+        E: Copy,
+    {
         self.vacate(level, digit);
         self.last = min;
         self.now.clear();
         self.head = 0;
         let mut from = std::mem::take(&mut self.buckets[level * RADIX + digit]);
-        for e in from.drain(..) {
+        for &e in &from {
             self.file(e);
         }
+        from.clear();
         // Keep the allocation for the next time this bucket fills.
         self.buckets[level * RADIX + digit] = from;
     }
@@ -222,7 +226,10 @@ impl<E> EventQueue<E> {
     }
 
     /// The time of the earliest event (moving it into `now`).
-    pub fn peek_time(&mut self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime>
+    where
+        E: Copy,
+    {
         if self.head < self.now.len() {
             return Some(SimTime(self.last));
         }
