@@ -117,7 +117,8 @@ impl<E> EventQueue<E> {
     }
 
     /// Marks bucket (`level`, `digit`) empty. Branch-free: whether the level empties with it
-    /// is as likely as not, which a predictor cannot learn.
+    /// depends on the data, and as a branch it was mispredicted at a third of all pops on the
+    /// 400-flow RED dumbbell.
     #[inline]
     fn vacate(&mut self, level: usize, digit: usize) {
         let occ = self.occupied[level] & !(1 << digit);
