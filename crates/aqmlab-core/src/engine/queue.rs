@@ -9,7 +9,8 @@
 //! that. An event lives in the bucket named by the highest digit in which its time differs from
 //! the last popped time and by its own value of that digit (`now`: the same instant). A push is
 //! an append; a pop that finds `now` empty takes the lowest non-empty bucket, whose minimum
-//! becomes the new "last" and whose events each move to a strictly lower digit. Digits are six
+//! becomes the new "last" and whose events each move to a strictly lower digit (or, the common
+//! case, whose one event leaves at once: nothing else can be at its time). Digits are six
 //! bits wide, so an event moves at most once per digit: two or three times for the 10 µs-200 ms
 //! horizons of the paper dumbbells, where one-bit digits (the textbook radix heap) move each
 //! event up to fifteen times (the measured difference is in docs/performance.md). Against a
@@ -29,6 +30,7 @@ use crate::time::SimTime;
 
 /// An event and its time. No sequence number: insertion order is kept by construction (see the
 /// module comment), which leaves an entry 16 bytes for the simulator's 8-byte events.
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
     event: E,
@@ -56,8 +58,6 @@ pub struct EventQueue<E> {
     levels: u32,
     /// The last popped time (the radix heap's reference point).
     last: u64,
-    /// Events ever pushed.
-    pushed: u64,
     len: usize,
 }
 
@@ -70,7 +70,6 @@ impl<E> Default for EventQueue<E> {
             occupied: [0; LEVELS],
             levels: 0,
             last: 0,
-            pushed: 0,
             len: 0,
         }
     }
@@ -82,10 +81,16 @@ impl<E> EventQueue<E> {
     }
 
     /// Files `e` relative to `last`: into `now` when at `last`, else into its bucket.
-    #[inline]
+    #[inline(always)]
     fn file(&mut self, e: Entry<E>) {
         let x = e.time ^ self.last;
         if x == 0 {
+            if self.head == self.now.len() {
+                // Every event of `now` has left (a lone event may leave from its bucket without
+                // clearing `now`): start over rather than grow.
+                self.now.clear();
+                self.head = 0;
+            }
             self.now.push(e);
             return;
         }
@@ -97,14 +102,13 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`, which must not be earlier than the last popped event.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
         assert!(
             time.0 >= self.last,
             "event scheduled in the past: {time} < {}",
             SimTime(self.last)
         );
-        self.pushed += 1;
         self.len += 1;
         self.file(Entry {
             time: time.0,
@@ -112,70 +116,103 @@ impl<E> EventQueue<E> {
         });
     }
 
-    /// Makes sure the earliest event is in `now` if it is at or before `limit`; returns false
-    /// when there is none that early. An event beyond `limit` is left where it is and `last`
-    /// stays put, so a caller that stops at `limit` may still schedule anything from then on.
+    /// Marks bucket (`level`, `digit`) empty. Branch-free: whether the level empties with it
+    /// depends on the data, and as a branch it was mispredicted at a third of all pops on the
+    /// 400-flow RED dumbbell.
     #[inline]
-    fn settle(&mut self, limit: u64) -> bool {
-        if self.head < self.now.len() {
-            return self.last <= limit;
-        }
-        self.now.clear();
-        self.head = 0;
-        if self.levels == 0 {
-            return false;
-        }
-        // The lowest level holds the earliest events, and within it the lowest digit: every
-        // event there agrees with `last` above that digit and exceeds it there.
-        let level = self.levels.trailing_zeros() as usize;
-        let digit = self.occupied[level].trailing_zeros() as usize;
-        let bucket = &mut self.buckets[level * RADIX + digit];
-        let min = if bucket.len() == 1 {
-            bucket[0].time
-        } else {
-            bucket
-                .iter()
-                .map(|e| e.time)
-                .min()
-                .expect("occupied bucket")
-        };
-        if min > limit {
-            return false;
-        }
-        self.occupied[level] &= !(1 << digit);
-        if self.occupied[level] == 0 {
-            self.levels &= !(1 << level);
-        }
-        self.last = min;
-        if bucket.len() == 1 {
-            // The common case on a busy network: the next event is alone in its bucket.
-            let e = bucket.pop().expect("one event");
-            self.now.push(e);
-            return true;
-        }
-        let mut from = std::mem::take(bucket);
-        // Every event of the bucket agrees with `min` at and above this digit, so each moves to
-        // a strictly lower level (or to `now`).
-        for e in from.drain(..) {
-            self.file(e);
-        }
-        // Keep the allocation for the next time this bucket fills.
-        self.buckets[level * RADIX + digit] = from;
-        true
+    fn vacate(&mut self, level: usize, digit: usize) {
+        let occ = self.occupied[level] & !(1 << digit);
+        self.occupied[level] = occ;
+        self.levels &= !(((occ == 0) as u32) << level);
     }
 
-    /// The earliest event, removed, if it is at or before `limit` (the simulator's main loop:
-    /// one settle where `peek_time` then `pop` would take two).
+    /// Empties the lowest bucket (`level`, `digit`), whose earliest time is `min`, into `now`
+    /// (the events at `min`, in the bucket's order) and lower buckets: `min` becomes `last`.
+    /// Every event of the bucket agrees with `min` at and above this digit, so each moves to a
+    /// strictly lower level (or to `now`).
+    #[inline(never)]
+    fn redistribute(&mut self, level: usize, digit: usize, min: u64)
+    where
+        E: Copy,
+    {
+        self.vacate(level, digit);
+        self.last = min;
+        self.now.clear();
+        self.head = 0;
+        let mut from = std::mem::take(&mut self.buckets[level * RADIX + digit]);
+        for &e in &from {
+            self.file(e);
+        }
+        from.clear();
+        // Keep the allocation for the next time this bucket fills.
+        self.buckets[level * RADIX + digit] = from;
+    }
+
+    /// The lowest non-empty bucket (`level`, `digit`) and its earliest time, if any event is
+    /// queued outside `now`: the lowest level holds the earliest events, and within it the
+    /// lowest digit (every event there agrees with `last` above that digit and exceeds it there).
+    #[inline]
+    fn lowest(&self) -> Option<(usize, usize, u64)> {
+        if self.levels == 0 {
+            return None;
+        }
+        let level = self.levels.trailing_zeros() as usize;
+        let digit = self.occupied[level].trailing_zeros() as usize;
+        Some((level, digit, self.bucket_min(level, digit)))
+    }
+
+    /// The earliest time in the non-empty bucket (`level`, `digit`).
+    #[inline]
+    fn bucket_min(&self, level: usize, digit: usize) -> u64 {
+        self.buckets[level * RADIX + digit]
+            .iter()
+            .map(|e| e.time)
+            .min()
+            .expect("occupied bucket")
+    }
+
+    /// The earliest event, removed, if it is at or before `limit` (the simulator's main loop).
+    /// An event beyond `limit` is left where it is and `last` stays put, so a caller that stops
+    /// at `limit` may still schedule anything from then on.
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)>
     where
         E: Copy,
     {
-        if !self.settle(limit.0) {
+        if self.head < self.now.len() {
+            if self.last > limit.0 {
+                return None;
+            }
+            let e = self.now[self.head];
+            self.head += 1;
+            self.len -= 1;
+            return Some((SimTime(e.time), e.event));
+        }
+        if self.levels == 0 {
             return None;
         }
-        let e = &self.now[self.head];
-        self.head += 1;
+        let level = self.levels.trailing_zeros() as usize;
+        let digit = self.occupied[level].trailing_zeros() as usize;
+        let bucket = &mut self.buckets[level * RADIX + digit];
+        if let [e] = bucket[..] {
+            // The common case on a busy network: the next event is alone in its bucket, and
+            // leaves straight from it (nothing else is at its time: `now` is empty).
+            if e.time > limit.0 {
+                return None;
+            }
+            bucket.clear();
+            self.vacate(level, digit);
+            self.last = e.time;
+            self.len -= 1;
+            return Some((SimTime(e.time), e.event));
+        }
+        let min = self.bucket_min(level, digit);
+        if min > limit.0 {
+            return None;
+        }
+        self.redistribute(level, digit, min);
+        let e = self.now[0];
+        self.head = 1;
         self.len -= 1;
         Some((SimTime(e.time), e.event))
     }
@@ -189,10 +226,17 @@ impl<E> EventQueue<E> {
         self.pop_until(SimTime(u64::MAX))
     }
 
-    /// The time of the earliest event.
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.settle(u64::MAX).then_some(SimTime(self.last))
+    /// The time of the earliest event (moving it into `now`).
+    pub fn peek_time(&mut self) -> Option<SimTime>
+    where
+        E: Copy,
+    {
+        if self.head < self.now.len() {
+            return Some(SimTime(self.last));
+        }
+        let (level, digit, min) = self.lowest()?;
+        self.redistribute(level, digit, min);
+        Some(SimTime(min))
     }
 
     pub fn len(&self) -> usize {
@@ -201,11 +245,6 @@ impl<E> EventQueue<E> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// Total events ever pushed.
-    pub fn pushed(&self) -> u64 {
-        self.pushed
     }
 }
 
