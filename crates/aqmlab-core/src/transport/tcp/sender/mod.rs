@@ -72,10 +72,10 @@
 //! Readings where sources differ (and why):
 //! - Fast-retransmit gate `snd_una > recover` (RFC 6582 §3.2: the ACK "covers more than
 //!   recover", the highest segment sent, `recover − 1` here; an ACK of `recover` is the full
-//!   ACK of step 4, and its duplicates are the needless resends of §4), as ns-2's `highest_ack_
-//!   > recover_` and Linux; before any congestion response it is open (RFC 6582 initialises
-//!   recover to the ISN; ns-2 needed `bugfix_ss_` for it). SACK: RFC 6675's `snd_una >=
-//!   recover`, since the scoreboard tells resent segments apart.
+//!   ACK of step 4, and its duplicates are the needless resends of §4), as ns-2's
+//!   `highest_ack_ > recover_` and Linux; before any congestion response it is open (RFC 6582
+//!   initialises recover to the ISN; ns-2 needed `bugfix_ss_` for it). SACK: RFC 6675's
+//!   `snd_una >= recover`, since the scoreboard tells resent segments apart.
 //! - `ssthresh` after a loss from the flight size (RFC 5681 eq. 4, as the brief says); ns-2 uses
 //!   `window()` = `min(⌊cwnd⌋, wnd)`. They agree for a window-limited bulk sender.
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
