@@ -12,8 +12,8 @@
 // as BulkSendApplication does) -> PacketSink connection; `Config::SetDefault` lines of the run
 // file set ns-3's TCP.
 //
-// The senders' sockets are ns-3's TcpSocketBase with two changes, both to what ns-2's agents,
-// Linux, RFC 5681 and aqmlab's sender do:
+// The senders' sockets are ns-3's TcpSocketBase with four changes, each to what ns-2's agents,
+// Linux, the RFCs and aqmlab's sender do:
 // 1. A retransmission of the first unacknowledged segment in fast recovery restarts the
 //    retransmission timer (Linux: tcp_xmit_retransmit_queue). ns-3.44 starts the timer on a
 //    retransmission only if none is running (RFC 6298 rule 5.1), so the timer still counts from
@@ -29,6 +29,19 @@
 //    (tcp_init_cwnd_reduction); ns-3.44 keeps the count of the window before the loss, which
 //    then adds one more segment on the first ACK after recovery. Together these shortened each
 //    flow's sawtooth by about a quarter (3 segments of 11 at once).
+// 3. Without SACK, duplicate ACKs start a fast retransmit only when they cover more than
+//    `recover`, the highest segment sent when the last recovery or timeout began (RFC 6582
+//    section 3.2 step 1; ns-2 `highest_ack_ > recover_`; Linux holds the loss or recovery state
+//    until something above `high_seq` is acknowledged). ns-3.44 tests `ack >= m_recover` with
+//    m_recover one byte past that segment, so the duplicate ACKs of exactly `recover`, which
+//    the go-back-N resends after a timeout draw from a receiver that already holds them
+//    (RFC 6582 section 4), started a recovery: ssthresh halved again and the segment just sent
+//    was resent.
+// 4. Without SACK, the ACK that ends fast recovery forgets the duplicate ACKs counted as SACKs
+//    of the segments after the head (ns-3's NewReno emulation of SACK; Linux resets its count,
+//    tcp_reset_reno_sack, when recovery ends). ns-3.44 keeps them, and when the new head is one
+//    of those guesses it marks it lost: it resent that segment at once in the open state and
+//    started a recovery on the next single duplicate ACK.
 //
 // Run file (one directive per line, '#' starts a comment, durations in integer ns, rates in bit/s):
 //   seed N                      RngSeedManager run number
@@ -41,9 +54,12 @@
 //   flow RATE DELAY BUFFER START  one flow: access link rate, one-way delay, device queue
 //                               (packets), start time
 //   trace PATH                  optional: write every flow's TCP events to PATH, one line each,
-//                               `flow t_s var value` (var: cwnd and ssthresh in segments, state
-//                               as ns-3's TcpCongState number, drop with the dropped segment's
-//                               first sequence number, whole run)
+//                               `flow t_s var value` (whole run; var: cwnd and ssthresh in
+//                               segments, state as ns-3's TcpCongState number, rto in seconds;
+//                               per packet, as the segment's first sequence number: tx for every
+//                               data segment the sender sends, retx when that send is a
+//                               retransmission, drop when the bottleneck drops it; ack with the
+//                               acknowledgement number of every ACK the sender receives)
 //
 // Prints one JSON object on stdout. Over [warmup, duration], as aqmlab's summary: bytes that
 // left the bottleneck (on the wire), queue disc arrivals (enqueued + dropped before enqueue),
@@ -136,7 +152,7 @@ class NoGrowth : public TcpCongestionOps
     Ptr<TcpCongestionOps> m_inner;
 };
 
-/// TcpSocketBase with the two changes at the top.
+/// TcpSocketBase with the four changes at the top.
 class RearmingTcpSocket : public TcpSocketBase
 {
   protected:
@@ -153,6 +169,18 @@ class RearmingTcpSocket : public TcpSocketBase
         return sent;
     }
 
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& header) override
+    {
+        // Change 4: the ACK that ends fast recovery without SACK forgets the duplicate ACKs
+        // counted as SACKs of the segments after the head, before the buffer discards up to it.
+        if (!m_sackEnabled && m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            header.GetAckNumber() >= m_recover)
+        {
+            m_txBuffer->ResetRenoSack();
+        }
+        TcpSocketBase::ReceivedAck(packet, header);
+    }
+
     void ProcessAck(const SequenceNumber32& ack,
                     bool scoreboardUpdated,
                     uint32_t delivered,
@@ -160,6 +188,23 @@ class RearmingTcpSocket : public TcpSocketBase
                     bool receivedData) override
     {
         const auto before = m_tcb->m_congState.Get();
+        // Change 3: without SACK, duplicate ACKs that do not cover more than `recover` (the
+        // highest segment sent when the last recovery or timeout began) start no fast
+        // retransmit. ns-3 compares the ACK with one byte past that segment, so `recover` is
+        // moved one byte on for this ACK; both are put back after it.
+        if (!m_sackEnabled && ack == m_recover && ack == oldHead && ack < m_tcb->m_highTxMark &&
+            !receivedData &&
+            (before == TcpSocketState::CA_OPEN || before == TcpSocketState::CA_DISORDER))
+        {
+            const SequenceNumber32 recover = m_recover;
+            const bool active = m_recoverActive;
+            m_recover = recover + 1;
+            m_recoverActive = true;
+            TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+            m_recover = recover;
+            m_recoverActive = active;
+            return;
+        }
         if (before == TcpSocketState::CA_RECOVERY && ack >= m_recover)
         {
             Ptr<TcpCongestionOps> cc = m_congestionControl;
@@ -394,7 +439,7 @@ OnEnqueue(Ptr<const QueueDiscItem>)
 void
 Trace(size_t flow, const char* var, double value)
 {
-    std::fprintf(g.trace, "%zu %.9f %s %.6g\n", flow, Simulator::Now().GetSeconds(), var, value);
+    std::fprintf(g.trace, "%zu %.9f %s %.10g\n", flow, Simulator::Now().GetSeconds(), var, value);
 }
 
 /// The flow whose source host sent a packet the bottleneck dropped (or none).
@@ -480,12 +525,41 @@ OnAccessDrop(Ptr<const Packet>)
 void
 OnRetransmission(size_t i,
                  Ptr<const Packet>,
-                 const TcpHeader&,
+                 const TcpHeader& h,
                  const Address&,
                  const Address&,
                  Ptr<const TcpSocketBase>)
 {
     g.flows[i].retransmits += Measuring();
+    if (g.trace)
+    {
+        Trace(i, "retx", h.GetSequenceNumber().GetValue());
+    }
+}
+
+/// Every segment the sender sends (data: tx with its sequence number) or receives (ack).
+void
+OnTcpTx(size_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        Trace(i, "tx", h.GetSequenceNumber().GetValue());
+    }
+}
+
+void
+OnTcpRx(size_t i, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetFlags() & TcpHeader::ACK)
+    {
+        Trace(i, "ack", h.GetAckNumber().GetValue());
+    }
+}
+
+void
+OnRto(size_t i, Time, Time rto)
+{
+    Trace(i, "rto", rto.GetSeconds());
 }
 
 void
@@ -523,6 +597,9 @@ HookSender(size_t i)
     {
         s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+        s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, i));
+        s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnTcpRx, i));
+        s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     }
 }
 

@@ -23,8 +23,9 @@ pub(super) struct Behaviour {
     /// kept through recovery and left with; Reno/NewReno open it once on the exiting ACK),
     /// instead of `cwnd = ssthresh` (+ inflation) and `cwnd = ssthresh` on leaving.
     pub fractional_recovery_window: bool,
-    /// Fast-retransmit gate: ns-2's `highest_ack_ > recover_` (one segment stricter, with its
-    /// `bugfix_ss_` exception for segment 1), instead of RFC 6582's `snd_una >= recover`.
+    /// Fast-retransmit gate: ns-2's `highest_ack_ > recover_` for every variant (with its
+    /// `bugfix_ss_` exception for segment 1), instead of the variant's own rule
+    /// (`Recovery::past_recovery_point`: RFC 6582 for Reno/NewReno, RFC 6675 for SACK).
     pub strict_recover_gate: bool,
     /// ECN halves the fractional window `windowd()` (ns-2 `slowdown`), instead of the usable one.
     pub ecn_halves_fractional_window: bool,

@@ -84,9 +84,10 @@ pub enum TcpModel {
     /// `behaviour.rs`.
     Ns2,
     /// The RFC readings: `ssthresh = FlightSize/2` (RFC 5681 eq. 4), `cwnd = ssthresh` after
-    /// recovery, the gate `snd_una >= recover` (RFC 6582), RFC 6298 arithmetic on exact samples
-    /// with the RTO rounded up to ticks, a sample from every ACK of new data. The default until
-    /// the reproductions and ns-3 comparisons are re-measured under `ns2`.
+    /// recovery, the gate `snd_una > recover` (RFC 6582; `>=` with SACK, RFC 6675), RFC 6298
+    /// arithmetic on exact samples with the RTO rounded up to ticks, a sample from every ACK of
+    /// new data. The default until the reproductions and ns-3 comparisons are re-measured under
+    /// `ns2`.
     #[default]
     Rfc,
 }

@@ -23,7 +23,7 @@ pub use sack::Sack;
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
-use super::sender::Conn;
+use super::sender::{Conn, Response};
 use super::Variant;
 
 /// The hooks of a loss-recovery variant. `Conn` is the sender's shared state; the sender has
@@ -45,6 +45,19 @@ pub(super) trait Recovery {
     /// (RFC 5681 §3.2 step 2).
     fn loss_detected(&self, conn: &Conn) -> bool {
         conn.dupacks == conn.dupack_threshold
+    }
+
+    /// Whether the duplicate ACKs acknowledge past the last recovery point, so that they may
+    /// start a new recovery. RFC 6582 §3.2 step 1 (Reno and NewReno): only when the cumulative
+    /// ACK "covers more than recover", `recover` being the highest segment sent at the last
+    /// fast retransmit or timeout (`conn.recover` is one past it): an ACK of exactly `recover`
+    /// acknowledges "all of the data up to and including recover" (the full ACK of step 4),
+    /// not more, and its duplicates come from segments resent needlessly after a timeout
+    /// (RFC 6582 §4); ns-2 (`highest_ack_ > recover_`) and Linux (`tcp_try_undo_recovery`
+    /// holds the state until something above `high_seq` is acknowledged) agree. Before any
+    /// congestion response `recover` is the initial sequence number, below every data segment.
+    fn past_recovery_point(&self, conn: &Conn) -> bool {
+        conn.snd_una > conn.recover || conn.last_response == Response::None
     }
 
     /// Enter fast recovery: `ssthresh` and `recover` are set, `in_recovery` is true; set `cwnd`
@@ -116,6 +129,9 @@ impl Recovery for AnyRecovery {
     }
     fn loss_detected(&self, conn: &Conn) -> bool {
         dispatch!(self, r => r.loss_detected(conn))
+    }
+    fn past_recovery_point(&self, conn: &Conn) -> bool {
+        dispatch!(self, r => r.past_recovery_point(conn))
     }
     fn enter<F: FnMut(Packet) + ?Sized>(&mut self, conn: &mut Conn, now: SimTime, emit: &mut F) {
         dispatch!(self, r => r.enter(conn, now, emit))

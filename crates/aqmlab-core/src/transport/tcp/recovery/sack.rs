@@ -232,6 +232,13 @@ impl Recovery for Sack {
     /// RFC 6675 §5 step 4: the `dupack_threshold`-th duplicate ACK, or earlier as soon as
     /// `IsLost(snd_una)` (`dupack_threshold` segments above it are SACKed).
     /// ns-2 Sack1 (`tcp.model = "ns2"`): the `dupack_threshold`-th duplicate ACK only.
+    /// RFC 6675 §5.1: a new recovery may start once HighACK ≥ RecoveryPoint (HighData at the
+    /// last response), that is once `snd_una` reaches `recover`: with SACK the scoreboard, not
+    /// the cumulative ACK, tells a resent segment from a new loss.
+    fn past_recovery_point(&self, conn: &Conn) -> bool {
+        conn.snd_una >= conn.recover
+    }
+
     fn loss_detected(&self, conn: &Conn) -> bool {
         conn.dupacks == conn.dupack_threshold
             || (conn.behave.sack.early_entry

@@ -18,10 +18,11 @@
 //! - New ACK outside recovery: slow start `cwnd += 1` while `cwnd < ssthresh`, else
 //!   `cwnd += 1/cwnd` (per ACK, not per segment acknowledged).
 //! - `dupack_threshold` duplicate ACKs (same cumulative ACK, data outstanding), when
-//!   `snd_una >= recover`: fast retransmit of `snd_una`, `ssthresh = max(flight/2, 2)` with
+//!   `snd_una > recover` (the ACK covers more than the last recovery point; `>=` with SACK,
+//!   RFC 6675 §5.1): fast retransmit of `snd_una`, `ssthresh = max(flight/2, 2)` with
 //!   `flight = snd_nxt − snd_una`, `cwnd = ssthresh + dupack_threshold`, `recover = snd_max`;
 //!   each further duplicate ACK inflates `cwnd` by 1.
-//!   If `snd_una < recover` (the duplicate ACKs belong to a window already reduced for), no
+//!   If `snd_una <= recover` (the duplicate ACKs belong to a window already reduced for), no
 //!   second fast retransmit: ns-2's `bug_fix_` (RFC 6582 §4.1). Exception as in ns-2: if the
 //!   last reduction was an ECN response, the segment is retransmitted and recovery entered
 //!   without reducing again (under `tcp.model = "ns2"` with the window the ECN cut left, which
@@ -69,9 +70,12 @@
 //!   web model instead takes a fresh agent per object, which also forgets the RTT estimate).
 //!
 //! Readings where sources differ (and why):
-//! - Fast-retransmit gate `snd_una >= recover` (RFC 6582: "covers more than recover", with
-//!   recover the highest byte sent). ns-2's `highest_ack_ > recover_` in packet numbering is one
-//!   segment stricter and needed a special case for segment 0 (`bugfix_ss_`); we take the RFC.
+//! - Fast-retransmit gate `snd_una > recover` (RFC 6582 §3.2: the ACK "covers more than
+//!   recover", the highest segment sent, `recover − 1` here; an ACK of `recover` is the full
+//!   ACK of step 4, and its duplicates are the needless resends of §4), as ns-2's
+//!   `highest_ack_ > recover_` and Linux; before any congestion response it is open (RFC 6582
+//!   initialises recover to the ISN; ns-2 needed `bugfix_ss_` for it). SACK: RFC 6675's
+//!   `snd_una >= recover`, since the scoreboard tells resent segments apart.
 //! - `ssthresh` after a loss from the flight size (RFC 5681 eq. 4, as the brief says); ns-2 uses
 //!   `window()` = `min(⌊cwnd⌋, wnd)`. They agree for a window-limited bulk sender.
 //! - Leaving Reno recovery sets `cwnd = ssthresh` (RFC 5681 step 6); ns-2 also applies one
@@ -511,14 +515,15 @@ impl Sender {
         if c.in_recovery {
             self.recovery.on_dup_ack(c, now, emit);
         } else if self.recovery.loss_detected(c) {
-            // A new loss, not one of a window already responded to: RFC 6582 `snd_una >=
-            // recover`, or ns-2's one segment stricter `highest_ack_ > recover_` (which keeps
-            // the duplicate ACKs of a go-back-N resend from starting a recovery) with its
-            // exception for a loss of the first segment after the first (`bugfix_ss_`).
+            // A new loss, not one of a window already responded to: RFC 6582 `snd_una >
+            // recover` (RFC 6675 `>=` with SACK, see `past_recovery_point`), or ns-2's
+            // `highest_ack_ > recover_` with its exception for a loss of the first segment
+            // after the first (`bugfix_ss_`). Either keeps the duplicate ACKs of a go-back-N
+            // resend from starting a recovery.
             let new_loss = if c.behave.strict_recover_gate {
                 c.snd_una > c.recover || c.snd_una == 1
             } else {
-                c.snd_una >= c.recover
+                self.recovery.past_recovery_point(c)
             };
             if new_loss {
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size; ns-2 `slowdown`

@@ -242,6 +242,77 @@ fn reno_times_out_on_three_losses() {
     assert_eq!(s.timeouts, 1);
 }
 
+/// Runs a NewReno/Reno sender whose fast retransmission of segment 100 is lost too, so that it
+/// times out with holes at 100-103 and 110 and everything else held by the receiver. Returns
+/// its counters and how many duplicate ACKs arrived, after the timeout, acknowledging exactly
+/// `recover` (the go-back-N resends of segments the receiver held).
+fn timeout_then_resends_below_recover(variant: Variant) -> (SenderStats, u64) {
+    let cfg = TcpConfig {
+        variant,
+        initial_ssthresh: 32,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    let mut tx = std::collections::HashMap::<u64, u32>::new();
+    w.fate = Box::new(move |p, _| {
+        let n = tx.entry(p.seq).or_insert(0);
+        *n += 1;
+        match (p.seq, *n) {
+            (100, 1 | 2) | (101..=103 | 110, 1) => Fate::Drop,
+            _ => Fate::Pass,
+        }
+    });
+    w.start(None);
+    let mut dupacks_at_recover = 0;
+    while w.step(at(6_000)) {
+        let c = &w.sender.conn;
+        if c.stats.timeouts == 1 && c.snd_una == c.recover {
+            dupacks_at_recover = dupacks_at_recover.max(u64::from(c.dupacks));
+        }
+    }
+    assert_eq!(w.receiver.delivered_segments(), w.sender.snd_una());
+    (w.sender.stats().clone(), dupacks_at_recover)
+}
+
+#[test]
+fn rfc6582_dupacks_not_covering_more_than_recover_start_no_fast_retransmit() {
+    // RFC 6582 §3.2 step 1 and §4: after the timeout, go-back-N resends segments the receiver
+    // already holds; once the hole below them is filled, each resend draws a duplicate ACK of
+    // exactly `recover` (the highest segment sent before the timeout). Those do not "cover
+    // more than recover" and must not start a fast retransmit (ns-2 and Linux agree).
+    for variant in [Variant::NewReno, Variant::Reno] {
+        let (s, dupacks) = timeout_then_resends_below_recover(variant);
+        assert_eq!(s.timeouts, 1, "{variant:?}");
+        assert!(
+            dupacks >= 3,
+            "{variant:?}: {dupacks} duplicate ACKs of recover"
+        );
+        assert_eq!(
+            s.fast_retransmits, 1,
+            "{variant:?}: only the one before the timeout"
+        );
+    }
+}
+
+#[test]
+fn rfc6582_dupacks_covering_more_than_recover_start_a_fast_retransmit() {
+    // The same gate lets a new loss through: one segment lost after `recover`, whose
+    // duplicate ACKs acknowledge beyond it, is retransmitted fast.
+    for variant in [Variant::NewReno, Variant::Reno] {
+        let cfg = TcpConfig {
+            variant,
+            initial_ssthresh: 16,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&cfg, ms(50));
+        w.drop_first_tx_of(&[100, 200]);
+        w.start(None);
+        w.run_until(at(6_000));
+        let s = w.sender.stats();
+        assert_eq!((s.fast_retransmits, s.timeouts), (2, 0), "{variant:?}");
+    }
+}
+
 #[test]
 fn sack_recovers_three_losses_in_one_round_trip() {
     let s = three_losses(Variant::Sack);
