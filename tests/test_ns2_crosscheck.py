@@ -261,6 +261,19 @@ def test_live_ns2_seed_changes_results():
     assert a.metrics["pdrops_"] != b.metrics["pdrops_"]  # RED's draws come from ns-2's RNG
 
 
+def test_red_count_restart_maps_to_ns2_ns1_compat():
+    # ns-2's red.cc restarts its early-drop count on forced and overflow drops unless
+    # ns1_compat_: the script always says which, so both simulators run the same RED.
+    for value, expected in (("false", "ns1_compat_ true"), ("true", "ns1_compat_ false")):
+        doc = _resolved(
+            ROOT / "scenarios/demo/red.toml",
+            "duration=2s",
+            "warmup=1s",
+            f"bottleneck.qdisc.forced_resets_count={value}",
+        )
+        assert f"Queue/RED set {expected}\n" in tcl.translate(doc, _flows(doc), seed=1).text
+
+
 def test_red_automatic_weights_map_to_ns2_q_weight():
     # ns-2's red.cc shares ns-3's QW codes: 0 = 1 - exp(-1/C), -2 = 1 - exp(-10/C).
     for w_q, expected in (('"auto"', "q_weight_ 0"), ('"auto_fast"', "q_weight_ -2")):

@@ -131,6 +131,12 @@ def test_every_ns3_scenario_translates(path):
             "bottleneck.qdisc.quantum",
             "1514",
         ),
+        (
+            "ns3_pie.toml",
+            'bottleneck.qdisc={ kind = "red", forced_resets_count = true }',
+            "bottleneck.qdisc.forced_resets_count",
+            "overflow",
+        ),
         ("ns3_pie.toml", "bottleneck.buffer=150KB", "bottleneck.buffer", "packets"),
         ("ns3_pie.toml", "bottleneck.loss=0.01", "bottleneck.loss", "no link loss"),
         # Per-flow things the program cannot set.

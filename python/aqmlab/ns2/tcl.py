@@ -194,6 +194,8 @@ def _qdisc(
             "use_mark_p_ false",
             "cautious_ 0",
             "drop_tail_ true",
+            # ns-2 restarts the early-drop count on a forced or overflow drop unless ns1_compat_.
+            f"ns1_compat_ {'false' if q.get('forced_resets_count', False) else 'true'}",
         ]
         if not q.get("hard_drop", True):
             raise Unsupported(f"{path}.hard_drop", False, "ns-2 RED always drops forced packets")
@@ -677,6 +679,10 @@ def translate(
                         "backoff_",
                         "nrexmit_",
                         "nrexmitpack_",
+                        "t_seqno_",
+                        "ack_",
+                        "maxseq_",
+                        "dupacks_",
                     )
                 ]
                 traced.append(f.id)

@@ -166,7 +166,13 @@ ATTRS: dict[str, dict[str, Conv]] = {
 }
 #: Parameters that ns-3 has no attribute for but whose only value matches what ns-3 does.
 FIXED: dict[str, dict[str, tuple[Any, str]]] = {
-    "red": {"bytes": (False, "false: the ns-3 cross-check runs RED in packet mode")},
+    "red": {
+        "bytes": (False, "false: the ns-3 cross-check runs RED in packet mode"),
+        "forced_resets_count": (
+            False,
+            "false: ns-3's RedQueueDisc does not restart its count on an overflow",
+        ),
+    },
     "fq_codel": {
         "hash": ("salted", "salted: ns-3 hashes the 5-tuple with a random perturbation"),
     },

@@ -94,6 +94,7 @@ impl Default for Params {
             bytes: false,
             ecn: false,
             hard_drop: true,
+            forced_resets_count: false,
             mean_pkt_size: None,
             idle_pkt_size: None,
             target_delay: SimDuration::from_millis(5),

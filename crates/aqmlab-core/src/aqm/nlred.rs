@@ -64,6 +64,7 @@ mod tests {
             gentle,
             bytes: false,
             hard_drop: true,
+            forced_resets_count: false,
             mean_pkt_size: 1000,
             ptc: 187.5,
             idle_ptc: 187.5,

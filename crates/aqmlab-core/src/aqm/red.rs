@@ -14,7 +14,9 @@
 //!   `ptc = link_rate / (8 · mean_pkt_size)` packets/s; then
 //!   `avg ← avg · (1 − w_q)^(m+1) + w_q · q` (libm `pow`, as ns-3's `std::pow`; `m = 0` when busy).
 //! - `count` = packets since the last early drop, incremented before the decision (in byte mode
-//!   `count_bytes` too); an early drop or mark resets it to 0; forced and overflow drops do not.
+//!   `count_bytes` too); an early drop or mark resets it to 0; forced and overflow drops do not
+//!   (ns-3), unless `forced_resets_count` (ns-2 `red.cc`, whose `ns1_compat_` is false by
+//!   default: a forced drop, the full buffer's included, sets `count ← 0`).
 //! - No action unless `avg ≥ min_th` and q > 1 (more than one packet — one byte in byte mode).
 //!   Otherwise `old ← 0`: the next crossing of `min_th` only arms `count ← 1`, drawing nothing.
 //! - Forced: `avg ≥ max_th` (not gentle) or `avg ≥ 2·max_th` (gentle) → drop (`hard_drop`) or
@@ -43,6 +45,7 @@
 //! | `bytes` | bool | false | byte mode (ns-3: `MaxSize` in bytes) |
 //! | `ecn` | bool | false | mark ECN-capable packets instead of early-dropping them |
 //! | `hard_drop` | bool | true | forced decisions always drop (ns-3 `UseHardDrop`) |
+//! | `forced_resets_count` | bool | false | forced and overflow drops restart `count` (ns-2 `ns1_compat_ false`) |
 //! | `mean_pkt_size` | bytes | link's typical size | ns-2/ns-3 default 500 |
 //! | `idle_pkt_size` | bytes | = mean_pkt_size | packet size assumed for idle-time decay |
 //!
@@ -58,6 +61,13 @@
 //! # Readings taken
 //! - `gentle` defaults to false: `red` is the RED of the papers, and DESIGN names
 //!   `gentle = true` as GRED. ns-3 defaults to gentle.
+//! - `forced_resets_count` defaults to false, ns-3's reading (the vectors above are ns-3's, and
+//!   ns-3 has no way to restart the count on an overflow). ns-2, which the papers ran, restarts
+//!   it: on a full buffer with `wait` that spaces the marks far apart (an overflow every few
+//!   arrivals keeps `count·p_b` below 1). Paper 004's Fig. 4 point at 64 connections, `max_p`
+//!   0.04, ECN, seed 1: 1,450 marks per 100 s with it against 3,361 without (flows 0–9: ns-2
+//!   217, aqmlab without it 547), and the loss then matches ns-2's (docs/validation.md). Paper 004's scenarios set it; `aqmlab crosscheck` writes it to
+//!   ns-2 as `ns1_compat_`.
 //! - ns-3 starts the idle period only when `Dequeue()` finds the queue empty (ns-2 when the queue
 //!   empties); a dequeue that returns a packet ends it. The run starts idle at t = 0. We do the
 //!   same through the glue's `on_empty` / `on_dequeue` hooks.
@@ -228,6 +238,10 @@ macro_rules! red_family_params {
             pub ecn: bool,
             /// Forced decisions (avg above max_th) always drop, even with ECN.
             pub hard_drop: bool,
+            /// A forced or buffer-overflow drop restarts the early-drop count, as ns-2's
+            /// red.cc does (`ns1_compat_ false`, its default); false: only early drops and
+            /// marks restart it, as ns-3's RedQueueDisc.
+            pub forced_resets_count: bool,
             /// Mean packet size, bytes (default: the mean data packet size of the flows that
             /// cross the link; ns-2/ns-3 500).
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -259,6 +273,7 @@ macro_rules! red_family_params {
                     bytes: self.bytes,
                     ecn: self.ecn,
                     hard_drop: self.hard_drop,
+                    forced_resets_count: self.forced_resets_count,
                     mean_pkt_size: self.mean_pkt_size,
                     idle_pkt_size: self.idle_pkt_size,
                 }
@@ -293,6 +308,7 @@ impl Default for Params {
             bytes: false,
             ecn: false,
             hard_drop: true,
+            forced_resets_count: false,
             mean_pkt_size: None,
             idle_pkt_size: None,
         }
@@ -335,6 +351,7 @@ impl Params {
             gentle: self.gentle,
             bytes: self.bytes,
             hard_drop: self.hard_drop,
+            forced_resets_count: self.forced_resets_count,
             mean_pkt_size: mean,
             ptc,
             idle_ptc,
@@ -479,6 +496,8 @@ pub struct Config {
     pub gentle: bool,
     pub bytes: bool,
     pub hard_drop: bool,
+    /// ns-2: forced and overflow drops restart `count` (see `Params::forced_resets_count`).
+    pub forced_resets_count: bool,
     pub mean_pkt_size: u32,
     pub ptc: f64,
     pub idle_ptc: f64,
@@ -731,6 +750,11 @@ impl Red {
         }
     }
 
+    fn restart_count(&mut self) {
+        self.count = 0;
+        self.count_bytes = 0;
+    }
+
     /// The probability of an early drop for this arrival (ns-3 `CalculatePNew` + `ModifyP`).
     fn drop_probability(&self, size: u32) -> f64 {
         let p_b = initial_p(&self.cfg, self.avg.avg, self.max_p);
@@ -776,6 +800,9 @@ impl Aqm for Red {
                 self.cfg.max_th
             };
             if self.avg.avg >= forced_th {
+                if self.cfg.forced_resets_count {
+                    self.restart_count();
+                }
                 return if self.cfg.hard_drop {
                     Verdict::Drop(Reason::Forced)
                 } else {
@@ -800,6 +827,14 @@ impl Aqm for Red {
             self.old = false;
         }
         Verdict::Pass
+    }
+
+    /// ns-2's red.cc treats a full buffer as a forced drop: with `forced_resets_count` it too
+    /// restarts the count (after this arrival's decision, as ns-2 checks the limit last).
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &Packet, _q: &QueueView) {
+        if self.cfg.forced_resets_count {
+            self.restart_count();
+        }
     }
 
     fn on_dequeue(
@@ -849,6 +884,7 @@ pub(crate) mod tests {
             gentle,
             bytes: false,
             hard_drop: true,
+            forced_resets_count: false,
             mean_pkt_size: 1000,
             ptc: 187.5,
             idle_ptc: 187.5,
@@ -1049,6 +1085,42 @@ pub(crate) mod tests {
         red.on_enqueue(SimTime::ZERO, &pkt(1, 500, false), &v, &mut rng);
         // count_bytes = 1000 → count 1; p_b = 0.05, p_a = 0.05/0.95, × 500/1000.
         assert!(close(red.p, 0.05 / 0.95 * 0.5), "{}", red.p);
+    }
+
+    #[test]
+    fn ns2_forced_and_overflow_drops_restart_the_count() {
+        // ns-2 red.cc: a forced drop, the full buffer's included, sets count = 0 (ns1_compat_
+        // false); ns-3 leaves it. w_q = 1 and wait = false: p_a = p_b / (1 − count·p_b) grows
+        // with the count, so whether it restarted decides the next draw.
+        for resets in [false, true] {
+            let p = Params {
+                w_q: QueueWeight::Fixed(1.0),
+                wait: false,
+                forced_resets_count: resets,
+                ..Params::default()
+            };
+            let mut red = p.core(&ctx(BufferLimit::Packets(100)), Curve::Linear, Adapt::None);
+            let mut rng = SimRng::scripted(vec![0.99; 8]);
+            let t = SimTime::ZERO;
+            // First crossing arms count = 1, then two passes: count = 3.
+            for i in 0..3 {
+                red.on_enqueue(t, &pkt(i, 1000, false), &view(10), &mut rng);
+            }
+            assert_eq!(red.count, 3);
+            // The buffer is full after this arrival's decision (count 4 at the decision).
+            red.on_enqueue(t, &pkt(3, 1000, false), &view(10), &mut rng);
+            red.on_overflow(t, &pkt(3, 1000, false), &view(10));
+            assert_eq!(red.count, if resets { 0 } else { 4 });
+            // avg = 15 = max_th: a forced drop restarts it too.
+            red.count = 7;
+            let v = red.on_enqueue(t, &pkt(4, 1000, false), &view(15), &mut rng);
+            assert_eq!(v, Verdict::Drop(Reason::Forced));
+            assert_eq!(red.count, if resets { 0 } else { 8 });
+            // The next early probability: count 1 after a restart, 9 without.
+            red.on_enqueue(t, &pkt(5, 1000, false), &view(10), &mut rng);
+            let c = if resets { 1.0 } else { 9.0 };
+            assert!(close(red.p, 0.05 / (1.0 - c * 0.05)), "p = {}", red.p);
+        }
     }
 
     #[test]

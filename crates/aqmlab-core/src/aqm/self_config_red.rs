@@ -72,6 +72,7 @@ impl Default for Params {
             bytes: r.bytes,
             ecn: r.ecn,
             hard_drop: r.hard_drop,
+            forced_resets_count: r.forced_resets_count,
             mean_pkt_size: r.mean_pkt_size,
             idle_pkt_size: r.idle_pkt_size,
             alpha: 3.0,

@@ -40,6 +40,8 @@ pub(super) struct Behaviour {
     /// A timeout whose previous response was an ECN cut closes the window to one segment and
     /// keeps `ssthresh` (ns-2 `timeout()`, `CWND_ACTION_ECN`), instead of a full timeout response.
     pub timeout_after_ecn_keeps_ssthresh: bool,
+    /// ns-2: the ECN hold is the retransmission timer, whose expiry runs `timeout()`.
+    pub hold_ends_as_timeout: bool,
     /// SACK loss recovery as ns-2's `Agent/TCP/Sack1` (`recovery/sack.rs`), instead of RFC 6675.
     pub sack: SackBehaviour,
 }
@@ -80,6 +82,7 @@ impl Behaviour {
             ecn_after_timeout_reduces: ns2,
             ecn_one_segment_is_fractional: ns2,
             timeout_after_ecn_keeps_ssthresh: ns2,
+            hold_ends_as_timeout: ns2,
             sack: SackBehaviour {
                 lost_after_one_sacked: ns2,
                 early_entry: !ns2,

@@ -61,7 +61,11 @@
 //!   ECEs in a row at one segment double the RTO first (so the holds grow 1, 2, 4, … RTOs), and
 //!   that backoff is not cleared by ACKs carrying ECE, only by one without it. With
 //!   `tcp.model = "ns2"` "at one segment" for that backoff is ns-2's fractional `cwnd_ <= 1.0`
-//!   (from `1 < cwnd < 2` the hold comes without it); otherwise the usable window `W`.
+//!   (from `1 < cwnd < 2` the hold comes without it); otherwise the usable window `W`. Under
+//!   `ns2` the hold is ns-2's retransmission timer: its end is a timeout when data is
+//!   outstanding (resending `snd_una` once, not new data first), and otherwise sends one new
+//!   segment with the last congestion response set to a timeout (ns-2 `timeout()` with nothing
+//!   outstanding: no backoff, `ssthresh` kept).
 //! - RTT label: `srtt` or `min_rtt` per `rtt_label`, `None` before the first RTT sample.
 //! - Finite transfers: `start(now, Some(n))`; `is_complete()` once all `n` are acknowledged
 //!   (`stats.completed_at`); `add_segments` appends more; `restart_slow_start` resets `cwnd`

@@ -863,6 +863,51 @@ fn ns2_ecn_at_one_segment_means_fractional_cwnd_at_most_one() {
 }
 
 #[test]
+fn ns2_ecn_hold_expiry_is_a_timeout() {
+    // ns-2's hold is its retransmission timer, so its expiry runs `timeout()`. Data outstanding
+    // (a go-back-N resend under way): the timeout alone resends snd_una, once. Nothing
+    // outstanding: no backoff and ssthresh kept, one new segment with CWR, and the last
+    // congestion action becomes a timeout (a later timeout halves ssthresh and counts).
+    for model in [TcpModel::Ns2, TcpModel::Rfc] {
+        let ns2 = model == TcpModel::Ns2;
+        // Outstanding: snd_nxt back at snd_una, snd_max beyond; the timer at the hold's end.
+        let mut w = after_ece_at(model, 1.0);
+        let hold = w.sender.conn.ecn_hold.expect("held");
+        let c = &mut w.sender.conn;
+        c.snd_nxt = c.snd_una;
+        c.rto_deadline = Some(hold);
+        let (una, timeouts, backoff) = (c.snd_una, c.stats.timeouts, c.rtt.backoff());
+        let mut sent = vec![];
+        w.sender.on_timer(hold, &mut |p: Packet| sent.push(p.seq));
+        assert_eq!(w.sender.stats().timeouts, timeouts + 1, "{model:?}");
+        assert_eq!(w.sender.rtt().backoff(), 2 * backoff, "{model:?}");
+        let expect = if ns2 { vec![una] } else { vec![una, una] };
+        assert_eq!(sent, expect, "{model:?}: resent once under ns-2");
+
+        // Nothing outstanding: the hold releases one new segment.
+        let mut w = after_ece_at(model, 1.0);
+        let hold = w.sender.conn.ecn_hold.expect("held");
+        let c = &mut w.sender.conn;
+        c.snd_una = c.snd_max;
+        c.snd_nxt = c.snd_max;
+        c.rto_deadline = None;
+        let (max, timeouts, backoff) = (c.snd_max, c.stats.timeouts, c.rtt.backoff());
+        let mut sent = vec![];
+        w.sender
+            .on_timer(hold, &mut |p: Packet| sent.push((p.seq, p.cwr)));
+        assert_eq!(sent, vec![(max, true)], "{model:?}");
+        let c = &w.sender.conn;
+        assert_eq!((c.stats.timeouts, c.rtt.backoff()), (timeouts, backoff));
+        let last = if ns2 {
+            Response::Timeout
+        } else {
+            Response::Ecn
+        };
+        assert_eq!(c.last_response, last, "{model:?}");
+    }
+}
+
+#[test]
 fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
     let mut w = ecn_wire();
     // The window sent at 2 s: its first packet is lost, the rest are CE-marked.

@@ -20,8 +20,22 @@ impl Sender {
             self.conn.forcing = false;
         }
         if self.conn.ecn_hold.is_some_and(|h| now >= h) {
-            self.conn.ecn_hold = None;
-            self.send_much(now, emit);
+            let c = &mut self.conn;
+            c.ecn_hold = None;
+            if !c.behave.hold_ends_as_timeout {
+                self.send_much(now, emit);
+            } else if c.snd_una < c.snd_max {
+                // ns-2: the hold is the retransmission timer; with data outstanding its expiry
+                // is a timeout (below), not a send of new data first.
+                c.rto_deadline = Some(now);
+            } else {
+                // ns-2 `timeout()` with nothing outstanding: no backoff, ssthresh kept, but the
+                // last congestion action becomes a timeout and the next packet carries CWR.
+                c.last_response = Response::Timeout;
+                c.recover = c.snd_max;
+                c.cwr_pending = c.ecn;
+                self.send_much(now, emit);
+            }
         }
         let c = &mut self.conn;
         match c.rto_deadline {
