@@ -129,3 +129,17 @@ def test_reclaiming_keeps_the_recording_dates():
         ns2_record.reclaimed_source("ns-2.35, aqmlab crosscheck, 2026-11-23", "ns-2.35 (x)")
         == "ns-2.35 (x), aqmlab crosscheck, 2026-11-23"
     )
+
+
+def test_a_measure_ns2_lacks_is_named_in_words() -> None:
+    """A claim whose measure needs a quantity or points ns-2's recording lacks says so in words,
+    not as a Python exception name in the report's ns-2 column."""
+    from aqmlab.papers.ns2_record import _missing_measure
+
+    assert (
+        _missing_measure(KeyError("drops.early"))
+        == "ns-2's recorded runs do not carry 'drops.early'"
+    )
+    points = _missing_measure(KeyError("no runs: figure 3, {'n': 8}"))
+    assert points.startswith("these points were not recorded in ns-2") and "KeyError" not in points
+    assert _missing_measure(ValueError("empty")) == "ValueError: empty"

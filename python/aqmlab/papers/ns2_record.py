@@ -237,6 +237,17 @@ def runs_frame(records: list[dict[str, Any]], others: list[Point]) -> pd.DataFra
     return df
 
 
+def _missing_measure(e: Exception) -> str:
+    """Why a claim's measure failed on ns-2's runs, in words: a missing key is a quantity the
+    recorded ns-2 runs do not carry (ns-2 has no such counter or the recording left it out)."""
+    if isinstance(e, KeyError):
+        what = str(e.args[0]) if e.args else str(e)
+        if what.startswith("no runs"):
+            return f"these points were not recorded in ns-2 ({what})"
+        return f"ns-2's recorded runs do not carry {e}"
+    return f"{type(e).__name__}: {e}"
+
+
 def ns2_claims(paper_id: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, str]]:
     """The paper's claims judged on ns-2's runs: {claim id: {verdict, cases, of}} for claims
     with at least one case ns-2 ran on both sides, and {claim id: reason} for the others."""
@@ -255,7 +266,7 @@ def ns2_claims(paper_id: str, frame: pd.DataFrame) -> tuple[dict[str, Any], dict
             missing[c.id] = NOT_RUN.get(paper_id, {}).get(str(e).split(",")[0].strip("'\""), "")
             if "run_dir" in str(e):
                 missing[c.id] = "needs per-run tables (queue traces, time series) ns-2's runs lack"
-            missing[c.id] = missing[c.id] or f"{type(e).__name__}: {e}"
+            missing[c.id] = missing[c.id] or _missing_measure(e)
             continue
         judged = []
         for k in cases:
