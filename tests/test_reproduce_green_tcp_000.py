@@ -177,6 +177,11 @@ def test_setup_choice_reports_both_verdicts_on_a_hand_made_table():
         assert list(t[f"{c.choice.default} (default)"]) == ["fails"]
         assert list(t[c.choice.other]) == (["holds"] if moves else ["fails"])
         assert list(t["moves"]) == (["yes"] if moves else ["no"])
+        # The counted claim names the choice that moves it, and only then.
+        counted = evaluate(claims, g.Data(default))
+        g._note_moves(counted, c, a, b)
+        named = "Set-up choice 'FRED's thresholds' (judged at exp. 1, N = 100, 400): fails"
+        assert (named in counted[0].why) == moves, counted[0].why
     # Without the other reading's runs there is nothing to judge.
     paper_only = _synthetic_e1(250.0).query("setup == @g.PAPER_SETUP")
     assert all(f.empty for f in g.setup_readings(paper_only, c))

@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Choice, Claim, Vs, evaluate, ns2_refs, versus
+from aqmlab.claims import Adjective, Case, Choice, Claim, Result, Vs, evaluate, ns2_refs, versus
 from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point, load_table, run_points
@@ -1688,6 +1688,25 @@ def _sack_section(ms: pd.DataFrame, m: pd.DataFrame, rep: Report) -> None:
     )
 
 
+def _note_moves(
+    counted: list[Result], c: SetupChoice, default: list[Result], other: list[Result]
+) -> None:
+    """Adds to each counted claim whose verdict a set-up choice moves (where the choice judges
+    it) a sentence naming the choice and both verdicts, so the claims table says which reading
+    decides it."""
+    by_id = {r.claim.id: r for r in counted}
+    for x, y in zip(default, other, strict=True):
+        r = by_id.get(x.claim.id)
+        if r is None or x.verdict == y.verdict:
+            continue
+        note = (
+            f"Set-up choice '{c.choice.name}' (judged at exp. {c.experiment}, N = "
+            f"{', '.join(map(str, c.n))}): {x.verdict} under the default reading, {y.verdict} "
+            f"read as '{c.choice.other}' (its section below)."
+        )
+        r.why = f"{r.why.rstrip('.')}. {note}" if r.why else note
+
+
 def _setup_choices(m_all: pd.DataFrame, rep: Report, quick: bool) -> None:
     """Each set-up choice run both ways (:data:`SETUP_CHOICES`): the verdicts of the claims it
     can decide under both readings, where they are judged and what the reruns cost, and the
@@ -1698,11 +1717,10 @@ def _setup_choices(m_all: pd.DataFrame, rep: Report, quick: bool) -> None:
         if default.empty:
             continue
         claims = [x for x in CLAIMS if x.id in c.choice.claims]
-        rep.choice(
-            c.choice,
-            evaluate(claims, Data(default), ns2_refs(ID)),
-            evaluate(claims, Data(other), ns2_refs(ID)),
-        )
+        a = evaluate(claims, Data(default), ns2_refs(ID))
+        b = evaluate(claims, Data(other), ns2_refs(ID))
+        rep.choice(c.choice, a, b)
+        _note_moves(rep.results, c, a, b)
         seeds = SEEDS_QUICK if quick else SEEDS[c.experiment]
         runs = len(c.n) * len(c.algorithms) * len(seeds)
         rep.text(
