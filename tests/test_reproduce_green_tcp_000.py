@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import aqmlab
@@ -42,9 +43,12 @@ def test_registered_and_points_are_the_papers_grid():
     assert REPRODUCTIONS["green_tcp_000"].paper_file == "000_18b337451fd23142.txt"
     full = g.points(quick=False)
     # Reno: experiment 1, 7 N x 5 algorithms x 5 seeds, GREEN without alpha (no claim reads
-    # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. SACK (a sensitivity
-    # section): experiment 1, 3 N x 5, one seed.
-    assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + 3 * 5
+    # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. The set-up choices'
+    # other readings, 5 seeds each: SACK, 5 algorithms at N = 100; FRED's thresholds and SFB's
+    # steps, N = 100 and 400; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400.
+    setup = 5 * (5 + 2 + 2 + 1 + 2)
+    assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + setup
+    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 60
     no_alpha_1 = {
         p.labels["n"]
         for p in full
@@ -86,9 +90,101 @@ def test_report_written(outcome: reproduce.Outcome):
         assert (out / "figures" / f"{name}.png").is_file(), name
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(g.CLAIMS) and all(c["verdict"] != "not measured" for c in doc)
-    # SACK runs are a section of their own, never claims.
+    # SACK runs are a set-up choice, never counted claims.
     assert not any("SACK" in c["quote"] for c in doc)
-    assert "Sensitivity: experiment 1 with SACK senders" in (out / "report.md").read_text()
+    md = (out / "report.md").read_text()
+    assert "Sensitivity: experiment 1 with SACK senders" in md
+    # Every set-up choice: a line under the claims table and a section with both verdicts.
+    for c in g.SETUP_CHOICES:
+        assert f"**Set-up choice '{c.choice.name}':** default '{c.choice.default}'" in md
+        section = md.split(f"## Set-up choice run both ways: {c.choice.name}")[1].split("\n## ")[0]
+        assert f"| {c.choice.default} (default) | {c.choice.other} |" in section, c.setup
+        assert "Why the default: " + c.choice.why[:40] in section
+
+
+def test_setup_choices_are_declared_and_change_only_their_setting():
+    """Each set-up choice names its two readings, why the default, the claims it can decide
+    (real claim ids); its other reading's points differ from the paper's only in that setting."""
+    ids = {c.id for c in g.CLAIMS}
+    assert len({c.setup for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES) == 5
+    for c in g.SETUP_CHOICES:
+        assert c.choice.default and c.choice.other and c.choice.why, c.setup
+        assert c.choice.claims and set(c.choice.claims) <= ids, c.setup
+        assert set(c.algorithms) <= set(g.ALGORITHMS) and c.n and c.setup != g.PAPER_SETUP
+        for a in c.algorithms:
+            paper = g.point(c.experiment, a, c.n[0], quick=False)
+            other = g.point(c.experiment, a, c.n[0], quick=False, tcp=c.tcp, setup=c.setup)
+            assert paper.scenario != other.scenario, (c.setup, a)
+            aqmlab.validate(other.scenario)
+    fred = g.point(1, "fred", 100, quick=False, setup="fred-ns2-thresholds").scenario
+    assert (fred["bottleneck"]["qdisc"]["min_th"], fred["bottleneck"]["qdisc"]["max_th"]) == (5, 15)
+    dial = g.point(3, "green_embedded", 400, quick=False, setup="dialup-50").scenario
+    assert dial["flows"][1]["access_buffer"] == 50 and dial["flows"][0].get("access_buffer") is None
+    idm = g.point(1, "green_idmaps", 400, quick=False, setup="idmaps-per-lookup").scenario
+    assert idm["bottleneck"]["qdisc"]["idmaps_draw"] == "lookup"
+
+
+def _synthetic_e1(fred_queue: float) -> pd.DataFrame:
+    """Experiment 1 at N = 100 and 400, 5 seeds, the paper's set-up and FRED's other thresholds:
+    GREEN's queue 200, SFB's 90, FRED's 100 (default) or ``fred_queue`` (other reading)."""
+    rows = []
+    base = {"jain": 0.8, "utilisation": 0.95, "loss_pct": 1.0, "queue_std": 50.0}
+    queue = {"green_embedded": 200, "green_idmaps": 200, "fred": 100, "sfb": 90, "droptail": 300}
+    for seed in range(1, 6):
+        for n in (100, 400):
+            for a in g.MAIN:
+                q = queue[a] * n / 400 + seed
+                rows.append(
+                    {
+                        **base,
+                        "experiment": 1,
+                        "algorithm": a,
+                        "n": n,
+                        "seed": seed,
+                        "queue_mean": q,
+                        "tcp": g.PAPER_TCP,
+                        "setup": g.PAPER_SETUP,
+                    }
+                )
+            rows.append(
+                {
+                    **base,
+                    "experiment": 1,
+                    "algorithm": "fred",
+                    "n": n,
+                    "seed": seed,
+                    "queue_mean": fred_queue * n / 400 + seed,
+                    "tcp": g.PAPER_TCP,
+                    "setup": "fred-ns2-thresholds",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_setup_choice_reports_both_verdicts_on_a_hand_made_table():
+    """FRED's thresholds: FRED's queue of 100 (default) against 250 (other reading) moves
+    'GREEN keeps the queue as low as FRED/SFB' from fails to holds; both columns are shown."""
+    from aqmlab.claims import choice_table, evaluate
+
+    c = g.SETUP_BY_KEY["fred-ns2-thresholds"]
+    for fred_queue, moves in ((250.0, True), (100.0, False)):
+        default, other = g.setup_readings(_synthetic_e1(fred_queue), c)
+        assert sorted(default["n"].unique()) == sorted(other["n"].unique()) == [100, 400]
+        assert (other["setup"] == g.PAPER_SETUP).all() and len(other) == len(default)
+        claims = [x for x in g.CLAIMS if x.id == "e1-others-keep-queue-low"]
+        a, b = evaluate(claims, g.Data(default)), evaluate(claims, g.Data(other))
+        t = choice_table(c.choice, a, b)
+        assert list(t[f"{c.choice.default} (default)"]) == ["fails"]
+        assert list(t[c.choice.other]) == (["holds"] if moves else ["fails"])
+        assert list(t["moves"]) == (["yes"] if moves else ["no"])
+        # The counted claim names the choice that moves it, and only then.
+        counted = evaluate(claims, g.Data(default))
+        g._note_moves(counted, c, a, b)
+        named = "Set-up choice 'FRED's thresholds' (judged at exp. 1, N = 100, 400): fails"
+        assert (named in counted[0].why) == moves, counted[0].why
+    # Without the other reading's runs there is nothing to judge.
+    paper_only = _synthetic_e1(250.0).query("setup == @g.PAPER_SETUP")
+    assert all(f.empty for f in g.setup_readings(paper_only, c))
 
 
 def test_green_loss_below_two_percent(m):
@@ -134,8 +230,6 @@ def test_timed_experiment1_is_35_runs_of_180_s_per_sender():
 def test_peak_reading_and_queue_cases_on_a_hand_made_table():
     """e2-degrades reads the Jain index at the largest N against the highest at a smaller N;
     e1-others-keep-queue-low sets GREEN against the larger of FRED's and SFB's queue."""
-    import pandas as pd
-
     rows = []
     for seed in (1, 2):
         for n, jain in ((100, 0.7), (250, 0.98 + seed / 100), (400, 0.95)):

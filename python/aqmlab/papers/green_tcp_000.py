@@ -15,8 +15,15 @@ Readings where the paper leaves something open (also written into the report):
   20 packets would cap the long-RTT flows far below their fair share and is clearly not what
   was run: the paper reports near-full utilisation at N = 100). Flows start uniformly in the
   first 2 s (the paper gives no times).
-- The claims are checked on the paper's Reno senders only. Experiment 1 also runs with SACK
-  senders (RFC 6675) as a sensitivity section, never counted as claims.
+- The claims are counted on the paper's Reno senders only.
+- Set-up choices run both ways (:data:`SETUP_CHOICES`; the report shows the verdicts of the
+  claims each can decide under both readings, and which is the default and why): FRED's
+  thresholds (ns-2's RED defaults 5 / 15 as the other reading), SFB's BLUE steps (BLUE's
+  0.02 / 0.002), GREEN-IDMaps' draw (a fresh factor per packet's lookup), experiment 1's
+  senders (SACK, RFC 6675) and experiment 3's dial-up buffer (ns-2's 50 packets). The other
+  reading reruns only the algorithms it changes, only at the N its claims read (FRED, SFB: 100
+  and 400; IDMaps, the dial-up buffer: 400; SACK: 100, every algorithm), every seed: 60 runs at
+  full length. Both readings are judged on those N only.
 - Seeds: five per point in every experiment (N = 100, 250, 400 in experiments 2 and 3;
   experiment 1's GREEN-Embedded without alpha(t), which no claim reads, only at those three N);
   quick mode: 15 s runs measured after 5 s, N = 100, 250, 400 (experiments 2 and 3: 100,
@@ -31,7 +38,8 @@ Readings where the paper leaves something open (also written into the report):
   sized buffer / bins, BLUE increments d1 = 0.005, d2 = 0.001 (SFB article's §4 values were
   stated for ECN-capable Reno; we run drops, not ECN), freeze time 100 ms.
 - GREEN-IDMaps: each flow's RTT estimate is its base RTT x U[0.5, 2] (paper §6: "uniformly
-  random between one-half and two times the actual RTT"), drawn once per flow.
+  random between one-half and two times the actual RTT"), drawn once per flow (a lookup
+  database answers the same for the same destination; the set-up choice draws it per packet).
 - Experiment 2: Pareto on/off flows (1000-byte packets, burst 2 s, idle 5 s, 160 kbps) with ns-2's
   default shape 1.5, on copies of the FTP flows' links. Experiment 3: 56 kbps FTP flows whose
   dial-up links have a 10-packet buffer (not given; the simulator's default of 1000 packets
@@ -45,6 +53,7 @@ import copy
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Claim, Vs, evaluate, ns2_refs, versus
+from aqmlab.claims import Adjective, Case, Choice, Claim, Result, Vs, evaluate, ns2_refs, versus
 from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point, load_table, run_points
@@ -116,9 +125,161 @@ QUICK_DURATION_S = 15
 QUICK_WARMUP_S = 5
 FIG2B_N = 200
 FIG2B_ALGORITHMS = ("green_embedded", "green_idmaps", "fred")
-#: Sender variants: the paper's Reno everywhere; experiment 1 also with SACK (sensitivity).
+#: Sender variants: the paper's Reno everywhere; experiment 1 also with SACK (a set-up choice).
 PAPER_TCP = "reno"
 SACK_TCP = "sack"
+#: The ``setup`` label of the runs with every set-up choice read the default way.
+PAPER_SETUP = "paper"
+
+
+# ---- set-up choices run both ways -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetupChoice:
+    """A set-up choice run both ways: the :class:`Choice` (both readings, why the default), the
+    runs of its other reading (``setup`` label) and where its claims are judged. The other
+    reading reruns only ``algorithms`` in ``experiment`` at ``n`` (every seed); both readings are
+    judged on exactly those N of that experiment, on the claims ``choice.claims`` names (those
+    that read only runs the choice has under both readings). ``qdisc``: per algorithm, the
+    qdisc keys the other reading changes; ``overrides``: scenario overrides; ``tcp``: the FTP
+    senders."""
+
+    choice: Choice
+    setup: str
+    experiment: int
+    algorithms: tuple[str, ...]
+    n: tuple[int, ...]
+    qdisc: dict[str, dict[str, Any]] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    tcp: str = PAPER_TCP
+
+
+#: Experiment 1's claims on FRED and SFB that read only N = 100 and 400 (the ends of the range,
+#: where the growth claims and "fewer than 150 flows" look).
+_E1_BASELINE_CLAIMS = (
+    "e1-embedded-fairest",
+    "e1-fred-beats-dt-sfb",
+    "e1-lowest-loss",
+    "e1-idmaps-beats-baselines",
+    "e1-utilisation-comparable",
+    "e1-idmaps-utilisation",
+    "e1-droptail-queue-grows",
+    "e1-others-keep-queue-low",
+    "e1-fred-sfb-queue-grows",
+    "e1-fred-sfb-lowest-variance",
+    "e1-green-variance-comparable",
+)
+SETUP_CHOICES: tuple[SetupChoice, ...] = (
+    SetupChoice(
+        Choice(
+            name="FRED's thresholds",
+            default="min_th 150, max_th 450 packets (a quarter and three quarters of the buffer)",
+            other="ns-2's RED defaults, min_th 5, max_th 15 packets",
+            why="the paper prints no FRED parameter but min_q's two packets (§7.1.1: 'it queues "
+            "at least two packets of a flow'). FRED is not in ns-2; ns-2's RED defaults (aqmlab's "
+            "FRED default) were set for small buffers and force-drop once the average queue "
+            "reaches 15 of the 600 packets the paper gives every scheme, so ours scale the "
+            "thresholds to the buffer. Only FRED's runs change.",
+            claims=_E1_BASELINE_CLAIMS,
+        ),
+        setup="fred-ns2-thresholds",
+        experiment=1,
+        algorithms=("fred",),
+        n=(100, 400),
+        qdisc={"fred": {"min_th": 5.0, "max_th": 15.0}},
+    ),
+    SetupChoice(
+        Choice(
+            name="SFB's BLUE steps",
+            default="d1 0.005, d2 0.001 (the SFB article's)",
+            other="d1 0.02, d2 0.002 (BLUE's original recommendation)",
+            why="the paper prints no SFB parameter; ours are the steps of the SFB article's "
+            "evaluation, whose 2 x 23 bins we run (that article marked with ECN; we drop, as the "
+            "paper's Reno senders need), and BLUE's original recommendation is the other "
+            "published pair (aqmlab's SFB default). Only SFB's runs change.",
+            claims=(*_E1_BASELINE_CLAIMS, "e1-sfb-breaks-down", "e1-sfb-better-utilisation"),
+        ),
+        setup="sfb-blue-steps",
+        experiment=1,
+        algorithms=("sfb",),
+        n=(100, 400),
+        qdisc={"sfb": {"d1": 0.02, "d2": 0.002}},
+    ),
+    SetupChoice(
+        Choice(
+            name="GREEN-IDMaps' draw",
+            default="one factor U[0.5, 2] per flow, the same at every lookup",
+            other="a fresh factor U[0.5, 2] at every packet's lookup",
+            why="§5.2 has GREEN 'perform fast lookups in the local IDMaps database' for a flow, "
+            "and a database answers the same for the same destination; §6's 'estimating each "
+            "RTT to be a uniformly random number between one-half and two times the actual RTT' "
+            "also reads as a draw per estimate. Per lookup, E[1/U^2] = 1 on [0.5, 2], so each "
+            "flow's expected drop probability is that of its base RTT: the per-flow error the "
+            "paper calls the worst case averages out. Only GREEN-IDMaps' runs change, at the "
+            "largest N, where it parts from GREEN-Embedded.",
+            claims=(
+                "e1-idmaps-beats-baselines",
+                "e1-idmaps-below-embedded",
+                "e1-idmaps-utilisation",
+                "e1-others-keep-queue-low",
+            ),
+        ),
+        setup="idmaps-per-lookup",
+        experiment=1,
+        algorithms=("green_idmaps",),
+        n=(400,),
+        qdisc={"green_idmaps": {"idmaps_draw": "lookup"}},
+    ),
+    SetupChoice(
+        Choice(
+            name="Experiment 1's senders",
+            default="TCP Reno",
+            other="TCP SACK (RFC 6675)",
+            why="§4: 'use TCP Reno at the endpoints of our simulations'; SACK is what a reviewer "
+            "would run today, and it recovers from several losses in a window where Reno times "
+            "out, which moves GREEN's alpha(t) at small N (see the alpha(t) section). Every "
+            "algorithm's runs change, at the smallest N, where alpha(t) leaves GREEN about as "
+            "fair as DropTail with Reno.",
+            claims=(
+                "e1-loss-below-2",
+                "e1-embedded-fairest",
+                "e1-fred-beats-dt-sfb",
+                "e1-lowest-loss",
+                "e1-idmaps-beats-baselines",
+                "e1-idmaps-below-embedded",
+                "e1-utilisation-comparable",
+                "e1-idmaps-utilisation",
+                "e1-sfb-better-utilisation",
+                "e1-green-droptail-like-small-n",
+            ),
+        ),
+        setup=SACK_TCP,
+        experiment=1,
+        algorithms=tuple(MAIN),
+        n=(100,),
+        tcp=SACK_TCP,
+    ),
+    SetupChoice(
+        Choice(
+            name="Experiment 3's dial-up buffer",
+            default="10 packets (1.4 s at 56 kbps, a modem-sized buffer)",
+            other="50 packets, ns-2's default queue limit",
+            why="§7.3 gives the dial-up links' rate (56 kbps) and nothing else; ns-2's 50 "
+            "packets queue for 7 s at 56 kbps, which no modem does. The buffer is on the "
+            "dial-up flows' own links, so it reaches the bottleneck only through them: GREEN "
+            "with and without alpha(t) (which exists for such flows) rerun at the largest N, "
+            "where the dial-up flows carry the most (400 x 56 kbps).",
+            claims=("e3-loss-below-2", "e2-3-without-alpha-50"),
+        ),
+        setup="dialup-50",
+        experiment=3,
+        algorithms=("green_embedded", "green_embedded_no_alpha"),
+        n=(400,),
+        overrides={"flows.1.access_buffer": 50},
+    ),
+)
+SETUP_BY_KEY = {c.setup: c for c in SETUP_CHOICES}
 
 
 def _algorithms(experiment: int) -> list[str]:
@@ -143,9 +304,11 @@ def point(
     quick: bool,
     seed: int = 1,
     tcp: str = PAPER_TCP,
+    setup: str = PAPER_SETUP,
 ) -> Point:
     """One run: experiment 1-3, an algorithm label of :data:`ALGORITHMS`, N FTP flows, the FTP
-    senders' TCP variant."""
+    senders' TCP variant, and the set-up: the paper's reading or the other reading of one of
+    :data:`SETUP_CHOICES` (by its key)."""
     doc = copy.deepcopy(load_base(ID, EXPERIMENTS[experiment]))
     overrides: dict[str, Any] = {
         "seed": seed,
@@ -153,6 +316,10 @@ def point(
         "flows.0.count": n,
         "flows.0.tcp.variant": tcp,
     }
+    if setup != PAPER_SETUP:
+        other = SETUP_BY_KEY[setup]
+        overrides["bottleneck.qdisc"].update(other.qdisc.get(algorithm, {}))
+        overrides.update(other.overrides)
     if experiment in (2, 3):
         overrides["flows.1.count"] = n
     if experiment == 3:
@@ -168,6 +335,7 @@ def point(
         "n": n,
         "seed": seed,
         "tcp": tcp,
+        "setup": setup,
     }
     return Point(labels=labels, scenario=doc)
 
@@ -194,8 +362,19 @@ def points(quick: bool) -> list[Point]:
         if _reads(e, a, n, quick)
         for s in (SEEDS_QUICK if quick else SEEDS[e])
     ]
-    sack = [point(1, a, n, quick=quick, tcp=SACK_TCP) for n in N_23 for a in MAIN]
-    return paper + sack
+    return paper + setup_points(quick)
+
+
+def setup_points(quick: bool) -> list[Point]:
+    """The other reading of each set-up choice: only the algorithms it changes, only at the N
+    its claims are judged at, every seed of the experiment (:data:`SETUP_CHOICES`)."""
+    return [
+        point(c.experiment, a, n, quick=quick, seed=s, tcp=c.tcp, setup=c.setup)
+        for c in SETUP_CHOICES
+        for n in c.n
+        for a in c.algorithms
+        for s in (SEEDS_QUICK if quick else SEEDS[c.experiment])
+    ]
 
 
 def experiment1_points(tcp: str = PAPER_TCP) -> list[Point]:
@@ -264,6 +443,7 @@ def metrics(runs: pd.DataFrame) -> pd.DataFrame:
             {
                 "experiment": int(r["experiment"]),
                 "tcp": str(r.get("tcp", PAPER_TCP)),
+                "setup": r["setup"] if isinstance(r.get("setup"), str) else PAPER_SETUP,
                 "algorithm": r["algorithm"],
                 "n": int(r["n"]),
                 "seed": int(r.get("seed", 1)),
@@ -280,7 +460,7 @@ def metrics(runs: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).sort_values(
-        ["experiment", "tcp", "algorithm", "n", "seed"], ignore_index=True
+        ["experiment", "setup", "tcp", "algorithm", "n", "seed"], ignore_index=True
     )
 
 
@@ -311,8 +491,29 @@ def rtt_bias(sent: pd.DataFrame, algorithm: str) -> float:
 
 
 def by_tcp(m: pd.DataFrame, tcp: str) -> pd.DataFrame:
-    """The rows of one sender variant (``PAPER_TCP`` or ``SACK_TCP``)."""
-    return m[m["tcp"] == tcp].reset_index(drop=True)
+    """The rows of one sender variant (``PAPER_TCP`` or ``SACK_TCP``) with every other set-up
+    choice read the default way."""
+    setup = PAPER_SETUP if tcp == PAPER_TCP else SETUP_BY_KEY[tcp].setup
+    return m[(m["tcp"] == tcp) & (m["setup"] == setup)].reset_index(drop=True)
+
+
+def setup_readings(m_all: pd.DataFrame, c: SetupChoice) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The measurements under ``c``'s default and other reading, both cut to ``c.n`` in
+    ``c.experiment`` (the other experiments as they are): the default reading's runs, and the
+    same with ``c.algorithms``' runs there taken from the other reading. Empty frames when the
+    other reading's runs are missing."""
+    paper = by_tcp(m_all, PAPER_TCP)
+    other = m_all[m_all["setup"] == c.setup]
+    here = (paper["experiment"] == c.experiment) & paper["n"].isin(c.n)
+    default = paper[here | (paper["experiment"] != c.experiment)]
+    changed = here & paper["algorithm"].isin(c.algorithms)
+    if other.empty or len(other) != int(changed.sum()):
+        return pd.DataFrame(), pd.DataFrame()
+    alt = pd.concat(
+        [paper[(here & ~changed) | (paper["experiment"] != c.experiment)], other],
+        ignore_index=True,
+    ).assign(tcp=PAPER_TCP, setup=PAPER_SETUP)
+    return default.reset_index(drop=True), alt
 
 
 # ---- claims ---------------------------------------------------------------------------------
@@ -1290,7 +1491,9 @@ over the FTP flows only. FRED (min_th 150, max_th 450, max_p 0.1, w_q 0.002, min
 (2 x 23 bins, d1 0.005, d2 0.001, freeze 100 ms) parameters are ours: the paper prints none.
 GREEN-IDMaps draws each flow's RTT estimate once, uniformly in [0.5, 2] x its base RTT.
 Experiment 2's Pareto flows use ns-2's default shape 1.5; experiment 3's 56 kbps links have a
-10-packet buffer. "no alpha(t)" is GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
+10-packet buffer. FRED's thresholds, SFB's steps, the IDMaps draw, experiment 1's senders and
+the dial-up buffer are also run the other way (the set-up choices below). "no alpha(t)" is
+GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
 GREEN, FRED and SFB are not in ns-2.35 (their ns-2 column says so); DropTail is, and its ns-2
 runs are set beside aqmlab's in the section "Baselines in ns-2.35 and in aqmlab".
 """
@@ -1344,6 +1547,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
             _fig2b(m, rep, "fig2b_sent_vs_rtt")
     _alpha_section(m, ms, rep)
     _sack_section(ms, m, rep)
+    _setup_choices(m_all, rep, quick)
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 
@@ -1460,7 +1664,10 @@ def _sack_section(ms: pd.DataFrame, m: pd.DataFrame, rep: Report) -> None:
     """Experiment 1 with SACK senders: a sensitivity section, not claims."""
     if ms.empty:
         return
-    rep.section("Sensitivity: experiment 1 with SACK senders (not claims)")
+    rep.section(
+        "Sensitivity: experiment 1 with SACK senders (the claims under both senders: set-up "
+        "choice 'Experiment 1's senders')"
+    )
     both = pd.concat(
         [
             m[
@@ -1474,7 +1681,67 @@ def _sack_section(ms: pd.DataFrame, m: pd.DataFrame, rep: Report) -> None:
     t.columns = [f"{c} {v}" for c, v in t.columns]
     t = t.reset_index()
     t["algorithm"] = t["algorithm"].map(LABELS)
-    rep.table(t.round(4), "Experiment 1 (seed 1 for SACK), Reno beside SACK senders.")
+    rep.table(
+        t.round(4),
+        "Experiment 1, Reno beside SACK senders (means over seeds; the claims under both are in "
+        "the set-up choice 'Experiment 1's senders').",
+    )
+
+
+def _note_moves(
+    counted: list[Result], c: SetupChoice, default: list[Result], other: list[Result]
+) -> None:
+    """Adds to each counted claim whose verdict a set-up choice moves (where the choice judges
+    it) a sentence naming the choice and both verdicts, so the claims table says which reading
+    decides it."""
+    by_id = {r.claim.id: r for r in counted}
+    for x, y in zip(default, other, strict=True):
+        r = by_id.get(x.claim.id)
+        if r is None or x.verdict == y.verdict:
+            continue
+        note = (
+            f"Set-up choice '{c.choice.name}' (judged at exp. {c.experiment}, N = "
+            f"{', '.join(map(str, c.n))}): {x.verdict} under the default reading, {y.verdict} "
+            f"read as '{c.choice.other}' (its section below)."
+        )
+        r.why = f"{r.why.rstrip('.')}. {note}" if r.why else note
+
+
+def _setup_choices(m_all: pd.DataFrame, rep: Report, quick: bool) -> None:
+    """Each set-up choice run both ways (:data:`SETUP_CHOICES`): the verdicts of the claims it
+    can decide under both readings, where they are judged and what the reruns cost, and the
+    rerun algorithms' measurements under both readings."""
+    cols = ["jain", "utilisation", "loss_pct", "queue_mean", "queue_std"]
+    for c in SETUP_CHOICES:
+        default, other = setup_readings(m_all, c)
+        if default.empty:
+            continue
+        claims = [x for x in CLAIMS if x.id in c.choice.claims]
+        a = evaluate(claims, Data(default), ns2_refs(ID))
+        b = evaluate(claims, Data(other), ns2_refs(ID))
+        rep.choice(c.choice, a, b)
+        _note_moves(rep.results, c, a, b)
+        seeds = SEEDS_QUICK if quick else SEEDS[c.experiment]
+        runs = len(c.n) * len(c.algorithms) * len(seeds)
+        rep.text(
+            f"Both readings are judged on experiment {c.experiment} at N = "
+            f"{', '.join(map(str, c.n))} only, {len(seeds)} seeds each (the claims table above "
+            "reads every N of the default reading): the other reading reruns "
+            f"{'; '.join(LABELS[a] for a in c.algorithms)} there, {runs} runs."
+        )
+        readings = [f"{c.choice.default} (default)", c.choice.other]
+        both = pd.concat([default.assign(reading=readings[0]), other.assign(reading=readings[1])])
+        both["reading"] = pd.Categorical(both["reading"], categories=readings, ordered=True)
+        both = both[
+            (both["experiment"] == c.experiment) & both["algorithm"].isin(c.algorithms)
+        ].assign(algorithm=lambda d: d["algorithm"].map(LABELS))
+        rep.table(
+            both.groupby(["algorithm", "n", "reading"], observed=True)[cols]
+            .mean()
+            .round(4)
+            .reset_index(),
+            f"{c.choice.name}: the rerun algorithms under both readings (means over seeds).",
+        )
 
 
 REPRODUCTION = Paper(ID, TITLE, PAPER_FILE, points, report)

@@ -32,6 +32,7 @@
 //! | `alpha_decrease` | factor | 0.95 | §2 |
 //! | `target_utilisation` | fraction, 0..1 | 0.98 | §2 |
 //! | `rtt_source` | `"label"`, `"idmaps"` or `"true"` | "label" | below |
+//! | `idmaps_draw` | `"flow"` or `"lookup"` | "flow" | below |
 //! | `default_rtt` | duration | "100ms" | our choice (the paper has none), below |
 //! | `flow_count` | `"exact"` or `"bitmap"` | "exact" | below |
 //! | `bitmap_bits` | count | 4096 | 512 bytes; only with `flow_count = "bitmap"` |
@@ -42,6 +43,12 @@
 //!   base RTT × U[0.5, 2] (§5.2, §6). "true" is the ideal GREEN of Feng et al. with global
 //!   knowledge: the flow's *base* (propagation) RTT, which excludes queueing delay (so it is
 //!   smaller than what the sender measures).
+//! - `idmaps_draw`: when GREEN-IDMaps' factor U[0.5, 2] is drawn. §6 estimates "each RTT to be
+//!   a uniformly random number between one-half and two times the actual RTT": "flow" draws it
+//!   once per flow (a lookup database answers the same for the same destination; the factor is
+//!   drawn at scenario expansion), "lookup" draws it afresh at every packet's lookup (from the
+//!   qdisc's random stream, base RTT x U[0.5, 2]). Since E[1/U^2] = 1 on [0.5, 2], per-lookup
+//!   draws leave each flow's expected drop probability that of its base RTT.
 //! - `default_rtt`: used when the chosen source has no answer: a packet without an RTT label
 //!   (unmodified senders, ACKs), or a flow unknown to the build context. A real router does not
 //!   know a flow's ideal RTT, so the fallback is a configured constant rather than the true RTT.
@@ -109,6 +116,22 @@ pub enum RttSource {
     True,
 }
 
+/// When GREEN-IDMaps' estimate factor U[0.5, 2] is drawn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IdmapsDraw {
+    /// Once per flow (the same answer at every lookup).
+    Flow,
+    /// Afresh at every packet's lookup.
+    Lookup,
+}
+
+impl IdmapsDraw {
+    fn is_flow(&self) -> bool {
+        *self == IdmapsDraw::Flow
+    }
+}
+
 /// How the number of active flows is counted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -135,6 +158,11 @@ pub struct Params {
     /// "label" (GREEN-Embedded: packet's RTT label), "idmaps" (estimate service, base RTT x
     /// U[0.5,2]) or "true" (base propagation RTT, ideal GREEN).
     pub rtt_source: RttSource,
+    /// With rtt_source = "idmaps": "flow" (the default: factor drawn once per flow) or
+    /// "lookup" (drawn afresh at every packet). "flow" is left out of a resolved scenario, so
+    /// scenarios written before this key existed resolve (and hash) as they did.
+    #[serde(skip_serializing_if = "IdmapsDraw::is_flow")]
+    pub idmaps_draw: IdmapsDraw,
     /// Duration used when the RTT source has no answer (unlabelled packet, unknown flow).
     pub default_rtt: SimDuration,
     /// "exact" (per flow id) or "bitmap" (linear counting, bounded memory).
@@ -154,6 +182,7 @@ impl Default for Params {
             alpha_decrease: 0.95,
             target_utilisation: 0.98,
             rtt_source: RttSource::Label,
+            idmaps_draw: IdmapsDraw::Flow,
             default_rtt: SimDuration::from_millis(100),
             flow_count: FlowCount::Exact,
             bitmap_bits: 4096,
@@ -304,6 +333,9 @@ pub struct GreenTcp {
     alpha_decrease: f64,
     target_utilisation: f64,
     rtt_source: RttSource,
+    /// GREEN-IDMaps with `idmaps_draw = "lookup"`: `flow_rtt_s` holds base RTTs and each lookup
+    /// multiplies by a fresh U[0.5, 2].
+    draw_per_lookup: bool,
     default_rtt_s: f64,
     /// Per-flow RTT (seconds) for `idmaps`/`true`, precomputed at build; 0 = unknown.
     flow_rtt_s: Vec<f64>,
@@ -333,10 +365,13 @@ impl GreenTcp {
                 salt: mix64(ctx.seed ^ 0x6752_4545_4e00_0000),
             },
         };
+        let draw_per_lookup =
+            p.rtt_source == RttSource::Idmaps && p.idmaps_draw == IdmapsDraw::Lookup;
         let flow_rtt_s = ctx
             .flows
             .iter()
             .map(|f| match p.rtt_source {
+                RttSource::Idmaps if draw_per_lookup => f.base_rtt.as_secs_f64(),
                 RttSource::Idmaps => f.idmaps_rtt.as_secs_f64(),
                 RttSource::True => f.base_rtt.as_secs_f64(),
                 RttSource::Label => 0.0,
@@ -349,6 +384,7 @@ impl GreenTcp {
             alpha_decrease: p.alpha_decrease,
             target_utilisation: p.target_utilisation,
             rtt_source: p.rtt_source,
+            draw_per_lookup,
             default_rtt_s: p.default_rtt.as_secs_f64(),
             flow_rtt_s,
             counter,
@@ -378,6 +414,15 @@ impl GreenTcp {
             rtt
         } else {
             self.default_rtt_s
+        }
+    }
+
+    /// GREEN-IDMaps with `idmaps_draw = "lookup"`: the flow's base RTT times a fresh U[0.5, 2]
+    /// (`default_rtt`, undrawn, for a flow the build context does not know).
+    fn lookup_rtt_s(&self, pkt: &Packet, rng: &mut SimRng) -> f64 {
+        match self.flow_rtt_s.get(pkt.flow as usize).copied() {
+            Some(base) if base > 0.0 => base * rng.uniform_range(0.5, 2.0),
+            _ => self.default_rtt_s,
         }
     }
 
@@ -437,13 +482,19 @@ impl Aqm for GreenTcp {
         self.link_rate_bps = q.link_rate_bps;
         self.advance(now);
         self.counter.see(pkt.flow);
+        // No flows counted yet: p is 0 whatever the RTT, so no factor is drawn.
+        let rtt_s = if self.draw_per_lookup && self.n_flows > 0.0 {
+            self.lookup_rtt_s(pkt, rng)
+        } else {
+            self.rtt_s(pkt)
+        };
         let p = drop_probability(
             self.n_flows,
             pkt.size_bytes as f64,
             self.c,
             self.alpha,
             q.link_rate_bps as f64 / 8.0,
-            self.rtt_s(pkt),
+            rtt_s,
         );
         self.p_last = p;
         let hit = if p >= 1.0 {
@@ -743,6 +794,60 @@ mod tests {
         // Third window: only flow 3 was seen in window 2.
         g.on_timer(SimTime::from_secs_f64(2.0), &q);
         assert_eq!(g.n_flows, 1.0);
+    }
+
+    #[test]
+    fn idmaps_draw_per_flow_or_per_lookup() {
+        // Ten flows of base RTT 100 ms whose per-flow IDMaps answer is 80 ms.
+        let flows = vec![
+            FlowInfo {
+                base_rtt: SimDuration::from_millis(100),
+                idmaps_rtt: SimDuration::from_millis(80),
+                packet_bytes: 1000,
+            };
+            10
+        ];
+        let q = view(0);
+        let p_at = |rtt_ms: f64| drop_probability(10.0, 1000.0, 1.31, 1.0, RATE as f64 / 8.0, rtt_ms / 1e3);
+        for (draw, script, want) in [
+            // Per flow: the 80 ms answer, one uniform (the drop decision) per packet.
+            (IdmapsDraw::Flow, vec![0.99], vec![p_at(80.0)]),
+            // Per lookup: base x (0.5 + 1.5 u) for u = 0 and u = 1, then the decision.
+            (
+                IdmapsDraw::Lookup,
+                vec![0.0, 0.99, 1.0, 0.99],
+                vec![p_at(50.0), p_at(200.0)],
+            ),
+        ] {
+            let p = Params {
+                rtt_source: RttSource::Idmaps,
+                idmaps_draw: draw,
+                adapt_alpha: false,
+                ..Params::default()
+            };
+            let mut g = GreenTcp::new(&p, &ctx(&flows));
+            let mut none = SimRng::scripted(vec![]);
+            for f in 0..10 {
+                g.on_enqueue(SimTime::from_secs_f64(0.1), &pkt(f, None), &q, &mut none);
+            }
+            assert_eq!(none.drawn(), 0, "{draw:?}: first window, N = 0");
+            let mut rng = SimRng::scripted(script.clone());
+            for w in &want {
+                g.on_enqueue(SimTime::from_secs_f64(1.2), &pkt(3, None), &q, &mut rng);
+                assert!((g.p_last - w).abs() < 1e-12, "{draw:?}: {} vs {w}", g.p_last);
+            }
+            assert_eq!(rng.drawn(), script.len() as u64, "{draw:?}");
+        }
+        // A flow the build context does not know: default_rtt, no factor drawn.
+        let p = Params {
+            rtt_source: RttSource::Idmaps,
+            idmaps_draw: IdmapsDraw::Lookup,
+            ..Params::default()
+        };
+        let g = GreenTcp::new(&p, &ctx(&flows));
+        let mut rng = SimRng::scripted(vec![]);
+        assert_eq!(g.lookup_rtt_s(&pkt(99, None), &mut rng), 0.1);
+        assert_eq!(rng.drawn(), 0);
     }
 
     #[test]
