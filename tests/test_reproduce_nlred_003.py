@@ -59,6 +59,13 @@ def test_report_files(quick: reproduce.Outcome):
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's queue unit" in md
     assert "## Set-up choice run both ways: Figs. 19-20: the flow counts" in md
+    # The lost Fig. 12: Fig. 11's drop-tail runs again with the 40 ms bottleneck, the one
+    # claim that reads them judged on both.
+    f11 = quick.runs[quick.runs["figure"] == "11"]
+    bdp = quick.runs[quick.runs["figure"] == "11-bdp"]
+    assert set(bdp["algorithm"]) == {"DropTail"} and len(bdp) == len(f11)
+    assert sorted(bdp["n"].unique()) == sorted(f11["n"].unique())
+    assert "## Set-up choice run both ways: Fig. 12: the bottleneck's delay" in md
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 

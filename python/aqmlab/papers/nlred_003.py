@@ -37,7 +37,9 @@ under ``scenarios/papers/nlred_003/`` say the same):
   reference size (queued bytes / 1000) as the paper did; GRED's and NLRED's are in packets.
   Figs. 19-20 run REM in packet mode (ns-2's default); with 1000-byte packets byte mode is
   the same. Packet-mode REM at Fig. 21's sizes keeps the 120-packet buffer.
-- Fig. 11: drop-tail with the same 120-packet buffer, flows and run length as Figs. 13-16.
+- Fig. 11: drop-tail with the same 120-packet buffer, flows and run length as Figs. 13-16;
+  the set-up choice "Fig. 12: the bottleneck's delay" reruns it with a 40 ms bottleneck, whose
+  bandwidth-delay product (105..128 packets) is about the buffer.
 - The paper runs one 200 s simulation per point; we run five seeds per point (quick: three) so
   that close comparisons (GRED vs NLRED at 10-40 flows) get a measured noise.
 """
@@ -85,6 +87,13 @@ FIG21_BYTES = "21-bytes"
 FIG21_REM_PACKETS = "21-rem-packets"
 #: Figure label of Fig. 11's drop-tail runs (average queue against N on the same network).
 FIG11 = "11"
+#: Figure label of Fig. 11's drop-tail runs on the other reading of the lost Fig. 12 (the
+#: set-up choice FIG12_DELAY): the bottleneck's one-way delay :data:`BDP_DELAY`.
+FIG11_BDP = "11-bdp"
+#: The other reading of Fig. 12: the bottleneck's one-way delay that makes the bandwidth-delay
+#: product about router A's 120-packet buffer (base RTTs 2 x (1..10 + 40 + 1) = 84..102 ms,
+#: 105..128 packets of 1000 bytes at 10 Mbps).
+BDP_DELAY = "40ms"
 
 
 def rem_byte_buffer(rem: dict[str, Any]) -> str:
@@ -190,6 +199,16 @@ def points(quick: bool) -> list[Point]:
     dt = dict(dt, bottleneck=dict(dt["bottleneck"], qdisc={"kind": "droptail"}))
     pts += grid(
         dt, {"flows.0.count": flows}, seeds=seeds, labels=lab, extra_labels={"figure": FIG11}
+    )
+    # The same drop-tail runs on the other reading of Fig. 12 (FIG12_DELAY): only the claim
+    # that reads them (fig11-droptail-proportional) is judged again, so only they are rerun.
+    pts += grid(
+        dt,
+        {"flows.0.count": flows},
+        seeds=seeds,
+        fixed={"bottleneck.delay": BDP_DELAY},
+        labels=lab,
+        extra_labels={"figure": FIG11_BDP},
     )
     for p in pts:
         p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
@@ -453,17 +472,40 @@ def _why_gred_lowest(t: pd.DataFrame, r: Result) -> str:
 
 
 def _why_droptail(t: pd.DataFrame, r: Result) -> str:
-    """Drop-tail's average queue at the fewest and the most flows against its buffer."""
-    d = t[t["figure"] == FIG11]
-    q = d.groupby("n")["queue"].mean()
+    """Drop-tail's average queue at the fewest and the most flows against its buffer, and on
+    the other reading of Fig. 12 (a bandwidth-delay product about the buffer) when its runs are
+    there."""
     buf = int(_base("gred", False)["bottleneck"]["buffer"])
-    lo, hi = int(q.index.min()), int(q.index.max())
-    return (
-        f"drop-tail's average queue is {q[lo]:.1f} packets at {lo} flows and {q[hi]:.1f} at "
-        f"{hi} flows in a {buf}-packet buffer: already {100 * q[lo] / buf:.0f} % full at {lo} "
-        f"flows, it can grow by at most {buf - q[lo]:.0f} packets, so per flow it falls from "
-        f"{q[lo] / lo:.1f} to {q[hi] / hi:.2f} packets. The buffer against the "
-        "bandwidth-delay product (55-78 packets on our reading of the lost Fig. 12) sets this."
+
+    def queue(fig: str) -> pd.Series:
+        return t[t["figure"] == fig].groupby("n")["queue"].mean()
+
+    def one(q: pd.Series) -> str:
+        lo, hi = int(q.index.min()), int(q.index.max())
+        return (
+            f"{q[lo]:.1f} packets at {lo} flows and {q[hi]:.1f} at {hi} flows ("
+            f"{100 * q[lo] / buf:.0f} % full at {lo} flows; per flow {q[lo] / lo:.1f} -> "
+            f"{q[hi] / hi:.2f})"
+        )
+
+    text = (
+        f"drop-tail's average queue in the {buf}-packet buffer is {one(queue(FIG11))}: nearly "
+        "full with few flows, it has little room to grow with more, so the queue per flow "
+        "falls nearly as 1/N. Our reading of the lost Fig. 12 gives a bandwidth-delay product "
+        "of 55-78 packets."
+    )
+    if not (t["figure"] == FIG11_BDP).any():
+        return text
+    qb = queue(FIG11_BDP)
+    full = qb[qb.index.min()] / buf
+    return text + (
+        f" With the bottleneck delay {BDP_DELAY} (a product of 105-128 packets, about the "
+        f"buffer: the set-up choice below) it is {one(qb)}"
+        + (
+            ": the product is not what fills the buffer with few flows."
+            if full > 0.5
+            else ": with the larger product the buffer no longer fills with few flows."
+        )
     )
 
 
@@ -758,6 +800,21 @@ FIG19_RANGE = Choice(
     ),
 )
 
+#: Fig. 12 (the topology) is lost: the bottleneck's delay sets the bandwidth-delay product
+#: against the 120-packet buffer, and with it how full drop-tail's queue is with few flows.
+FIG12_DELAY = Choice(
+    name="Fig. 12: the bottleneck's delay",
+    default="20 ms (base RTTs 44-62 ms, bandwidth-delay product 55-78 packets)",
+    other=f"{BDP_DELAY} (base RTTs 84-102 ms, bandwidth-delay product 105-128 packets, about "
+    "the 120-packet buffer)",
+    why="the text gives router A's buffer (120 packets), not the links' delays. The default "
+    "keeps the product above max_th = 30 so that the drop curves matter, and every figure runs "
+    "on it; the other reading sizes the buffer at one bandwidth-delay product, the rule of "
+    "thumb the 120 packets may come from. Only Fig. 11's drop-tail runs are rerun (the one "
+    "claim whose explanation names the product); the other claims keep the default's runs.",
+    claims=("fig11-droptail-proportional",),
+)
+
 NOT_SEPARATE = [
     "§4.2: '(Other simulations using RED with different traffic load also show similar "
     "results.)' names no set-up or numbers to check.",
@@ -798,6 +855,12 @@ def setup_text() -> str:
     return doc[doc.index("Readings taken") :].strip()
 
 
+def delay_reading(t: pd.DataFrame) -> pd.DataFrame:
+    """The measurements with Fig. 11's drop-tail runs taken from the :data:`BDP_DELAY` runs."""
+    alt = t[t["figure"] == FIG11_BDP].assign(figure=FIG11)
+    return pd.concat([t[~t["figure"].isin([FIG11, FIG11_BDP])], alt], ignore_index=True)
+
+
 def bytes_reading(t: pd.DataFrame) -> pd.DataFrame:
     """The measurements with Fig. 21's GRED and NLRED runs taken from the byte-buffer runs."""
     is21 = (t["figure"] == "21") & t["algorithm"].isin(["GRED", "NLRED"])
@@ -814,6 +877,8 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     few = (t["figure"] == "19-20") & (t["n"].astype(float) < min(FLOWS_QUICK))
     if few.any():
         rep.choice(FIG19_RANGE, main, evaluate(CLAIMS, t[~few], ns2_refs(ID)))
+    if (t["figure"] == FIG11_BDP).any():
+        rep.choice(FIG12_DELAY, main, evaluate(CLAIMS, delay_reading(t), ns2_refs(ID)))
     rep.section("Setup and readings")
     rep.text(setup_text())
     if quick:
@@ -828,10 +893,22 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         rep.section("Fig. 11: drop-tail's average queue vs number of flows")
         q11 = f11.groupby("n")["queue"].agg(["mean", "std"]).reset_index()
         q11["per flow"] = q11["mean"] / q11["n"]
+        f11b = t[t["figure"] == FIG11_BDP]
+        if not f11b.empty:
+            qb = f11b.groupby("n")["queue"].agg(["mean", "std"]).reset_index()
+            q11[f"mean, {BDP_DELAY}"] = qb["mean"].to_numpy()
+            q11[f"std, {BDP_DELAY}"] = qb["std"].to_numpy()
+            q11[f"per flow, {BDP_DELAY}"] = (qb["mean"] / qb["n"]).to_numpy()
         rep.table(
             q11,
             "Fig. 11: drop-tail (120-packet buffer) average queue (packets; mean and standard "
-            "deviation over seeds) and the mean per flow, by N.",
+            "deviation over seeds) and the mean per flow, by N"
+            + (
+                f"; also with the bottleneck delay {BDP_DELAY} (the set-up choice 'Fig. 12: the "
+                "bottleneck's delay')."
+                if not f11b.empty
+                else "."
+            ),
         )
 
     rep.section("Figs. 13-16: throughput and average queue vs number of flows")
