@@ -757,7 +757,7 @@ def _why_step(to: str, frm: str) -> Any:
 
     def why(d: Data, r: Any) -> str:
         by_label = {LABEL[a]: a for a in ALGORITHMS}
-        parts, where = [], []
+        parts, where, large = [], [], []
         for k in r.cases:
             if k.verdict == "holds" or k.label not in by_label:
                 continue
@@ -768,6 +768,7 @@ def _why_step(to: str, frm: str) -> Any:
                 f"Fig. 6: {p_frm:.2f} -> {p_to:.2f} ({p_to - p_frm:+.2f})"
             )
             where.append(to if abs(k.lhs - p_to) > abs(k.rhs - p_frm) else frm)
+            large.append(k.lhs - k.rhs > GAP_BOUNDARY)
         if not parts:
             return ""
         steps = {
@@ -776,7 +777,7 @@ def _why_step(to: str, frm: str) -> Any:
             if c.label in by_label
         }
         tail = ""
-        if len(set(where)) == 1:
+        if len(set(where)) == 1 and all(large):
             tail = (
                 f": ours departs from Fig. 6 more in period {where[0]} than in the other, so "
                 f"the step is larger than the paper's because period {where[0]} is "
