@@ -37,9 +37,10 @@ under ``scenarios/papers/nlred_003/`` say the same):
   reference size (queued bytes / 1000) as the paper did; GRED's and NLRED's are in packets.
   Figs. 19-20 run REM in packet mode (ns-2's default); with 1000-byte packets byte mode is
   the same. Packet-mode REM at Fig. 21's sizes keeps the 120-packet buffer.
-- Fig. 11: drop-tail with the same 120-packet buffer, flows and run length as Figs. 13-16;
-  the set-up choice "Fig. 12: the bottleneck's delay" reruns it with a 40 ms bottleneck, whose
-  bandwidth-delay product (105..128 packets) is about the buffer.
+- Fig. 11: drop-tail with the same 120-packet buffer, flows and run length as Figs. 13-16.
+- The set-up choice "Fig. 12: the bottleneck's delay" reruns Fig. 11's drop-tail and Fig. 19's
+  NLRED and GRED at max_p 0.1 with a 40 ms bottleneck, whose bandwidth-delay product (105..128
+  packets) is about the buffer.
 - The paper runs one 200 s simulation per point; we run five seeds per point (quick: three) so
   that close comparisons (GRED vs NLRED at 10-40 flows) get a measured noise.
 """
@@ -90,6 +91,9 @@ FIG11 = "11"
 #: Figure label of Fig. 11's drop-tail runs on the other reading of the lost Fig. 12 (the
 #: set-up choice FIG12_DELAY): the bottleneck's one-way delay :data:`BDP_DELAY`.
 FIG11_BDP = "11-bdp"
+#: Figure label of Figs. 19-20's NLRED and GRED runs (max_p 0.1) on the other reading of Fig. 12:
+#: NLRED from 10 flows up, GRED at 10-40 flows, what the throughput claims of Fig. 19 read.
+FIG19_BDP = "19-20-bdp"
 #: The other reading of Fig. 12: the bottleneck's one-way delay that makes the bandwidth-delay
 #: product about router A's 120-packet buffer (base RTTs 2 x (1..10 + 40 + 1) = 84..102 ms,
 #: 105..128 packets of 1000 bytes at 10 Mbps).
@@ -200,8 +204,8 @@ def points(quick: bool) -> list[Point]:
     pts += grid(
         dt, {"flows.0.count": flows}, seeds=seeds, labels=lab, extra_labels={"figure": FIG11}
     )
-    # The same drop-tail runs on the other reading of Fig. 12 (FIG12_DELAY): only the claim
-    # that reads them (fig11-droptail-proportional) is judged again, so only they are rerun.
+    # The other reading of Fig. 12 (FIG12_DELAY): only the runs of the claims it is judged on,
+    # Fig. 11's drop-tail and Fig. 19's NLRED and GRED at max_p 0.1 (FIG12_DELAY.claims).
     pts += grid(
         dt,
         {"flows.0.count": flows},
@@ -210,6 +214,18 @@ def points(quick: bool) -> list[Point]:
         labels=lab,
         extra_labels={"figure": FIG11_BDP},
     )
+    for name, ns in (
+        ("nlred", [n for n in flows if n >= DIP[0]]),
+        ("gred", [n for n in flows if DIP[0] <= n <= DIP[1]]),
+    ):
+        pts += grid(
+            _base(name, quick),
+            {"flows.0.count": ns},
+            seeds=seeds,
+            fixed={"bottleneck.qdisc.max_p": 0.1, "bottleneck.delay": BDP_DELAY},
+            labels=lab,
+            extra_labels={"figure": FIG19_BDP},
+        )
     for p in pts:
         p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
     return pts
@@ -810,9 +826,15 @@ FIG12_DELAY = Choice(
     why="the text gives router A's buffer (120 packets), not the links' delays. The default "
     "keeps the product above max_th = 30 so that the drop curves matter, and every figure runs "
     "on it; the other reading sizes the buffer at one bandwidth-delay product, the rule of "
-    "thumb the 120 packets may come from. Only Fig. 11's drop-tail runs are rerun (the one "
-    "claim whose explanation names the product); the other claims keep the default's runs.",
-    claims=("fig11-droptail-proportional",),
+    "thumb the 120 packets may come from. Rerun on it: Fig. 11's drop-tail runs and Fig. 19's "
+    "NLRED (10 flows up) and GRED (10-40 flows) at max_p 0.1, what the claims named here read; "
+    "every other claim keeps the default's runs and verdict.",
+    claims=(
+        "fig11-droptail-proportional",
+        "fig19-concave",
+        "fig19-dip-nlred-above-gred",
+        "fig19-nlred-converges",
+    ),
 )
 
 NOT_SEPARATE = [
@@ -856,9 +878,21 @@ def setup_text() -> str:
 
 
 def delay_reading(t: pd.DataFrame) -> pd.DataFrame:
-    """The measurements with Fig. 11's drop-tail runs taken from the :data:`BDP_DELAY` runs."""
-    alt = t[t["figure"] == FIG11_BDP].assign(figure=FIG11)
-    return pd.concat([t[~t["figure"].isin([FIG11, FIG11_BDP])], alt], ignore_index=True)
+    """The measurements with Fig. 11's drop-tail runs, and Figs. 19-20's at the algorithms and
+    flow counts rerun, taken from the :data:`BDP_DELAY` runs."""
+    f11 = t[t["figure"] == FIG11_BDP].assign(figure=FIG11)
+    f19 = t[t["figure"] == FIG19_BDP].assign(figure="19-20")
+    redone = set(zip(f19["algorithm"], f19["n"].astype(int), strict=True))
+    pairs = zip(t["algorithm"], t["n"].fillna(-1).astype(int), strict=True)
+    old19 = (t["figure"] == "19-20") & np.array([p in redone for p in pairs], dtype=bool)
+    keep = t[~t["figure"].isin([FIG11, FIG11_BDP, FIG19_BDP]) & ~old19]
+    return pd.concat([keep, f11, f19], ignore_index=True)
+
+
+def judged_on(choice: Choice, default: list[Result], other: list[Result]) -> list[Result]:
+    """The other reading's results for the claims ``choice`` names, the default's for the rest
+    (whose runs the other reading does not redo)."""
+    return [b if b.claim.id in choice.claims else a for a, b in zip(default, other, strict=True)]
 
 
 def bytes_reading(t: pd.DataFrame) -> pd.DataFrame:
@@ -878,7 +912,8 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     if few.any():
         rep.choice(FIG19_RANGE, main, evaluate(CLAIMS, t[~few], ns2_refs(ID)))
     if (t["figure"] == FIG11_BDP).any():
-        rep.choice(FIG12_DELAY, main, evaluate(CLAIMS, delay_reading(t), ns2_refs(ID)))
+        alt = evaluate(CLAIMS, delay_reading(t), ns2_refs(ID))
+        rep.choice(FIG12_DELAY, main, judged_on(FIG12_DELAY, main, alt))
     rep.section("Setup and readings")
     rep.text(setup_text())
     if quick:
