@@ -70,6 +70,31 @@ def test_adjective_reads_the_stronger_comparison_and_keeps_the_plain_one():
         replace(_claim("~"), adjective=far)
 
 
+def test_an_upper_bound_adjective_needs_the_direction_and_a_small_gap():
+    # "slightly better" as 0 < A - B <= 0.25: a gap of 0.1 holds, 0.4 fails (though "better"
+    # holds), a gap the wrong way fails, and a gap at the bound within the noise is noise.
+    slightly = claims.Adjective("slightly", offset=0.25, at_most=True)
+    c = replace(_claim(), adjective=slightly)
+    small = claims.judge_case(c, Case("x", [0.60, 0.61, 0.59], [0.5, 0.5, 0.5]))
+    assert small.verdict == "holds" and small.plain == "holds"
+    large = claims.judge_case(c, Case("x", [0.90, 0.91, 0.89], [0.5, 0.5, 0.5]))
+    assert large.verdict == "fails" and large.plain == "holds"
+    assert large.margin == pytest.approx(0.25 - 0.4)
+    wrong = claims.judge_case(c, Case("x", [0.40, 0.41, 0.39], [0.5, 0.5, 0.5]))
+    assert wrong.verdict == "fails" and wrong.plain == "fails"
+    edge = claims.judge_case(c, Case("x", [0.70, 0.80, 0.75], [0.5, 0.5, 0.5]))
+    assert edge.verdict == "within noise" and edge.plain == "holds"
+    # "<": the gap is B - A.
+    c2 = replace(_claim("<"), adjective=slightly)
+    assert claims.judge_case(c2, Case("x", [0.4, 0.41, 0.39], 0.5)).verdict == "holds"
+    assert claims.judge_case(c2, Case("x", [0.1, 0.11, 0.09], 0.5)).verdict == "fails"
+    assert slightly.reading(c2) == "'slightly': 0 < B - A <= 0.25"
+    with pytest.raises(ValueError, match="upper bound"):
+        claims.Adjective("slightly", factor=2.0, offset=0.25, at_most=True)
+    with pytest.raises(ValueError, match="upper bound"):
+        claims.Adjective("slightly", at_most=True)
+
+
 def test_failing_claims_carry_a_measured_reason_or_say_unexplained():
     c = _claim(measure=lambda d: [Case("x", [1.0], [2.0])])
     assert claims.evaluate([c], None)[0].why == claims.UNEXPLAINED

@@ -261,29 +261,29 @@ def test_live_ns2_seed_changes_results():
     assert a.metrics["pdrops_"] != b.metrics["pdrops_"]  # RED's draws come from ns-2's RNG
 
 
-def test_red_count_restart_maps_to_ns2_ns1_compat():
-    # ns-2's red.cc restarts its early-drop count on forced and overflow drops unless
-    # ns1_compat_: the script always says which, so both simulators run the same RED.
-    for value, expected in (("false", "ns1_compat_ true"), ("true", "ns1_compat_ false")):
-        doc = _resolved(
-            ROOT / "scenarios/demo/red.toml",
-            "duration=2s",
-            "warmup=1s",
-            f"bottleneck.qdisc.forced_resets_count={value}",
-        )
-        assert f"Queue/RED set {expected}\n" in tcl.translate(doc, _flows(doc), seed=1).text
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        # ns-2's red.cc restarts its early-drop count on forced and overflow drops unless
+        # ns1_compat_: the script always says which, so both simulators run the same RED.
+        ("forced_resets_count=false", "ns1_compat_ true"),
+        ("forced_resets_count=true", "ns1_compat_ false"),
+        # ns-2's red.cc shares ns-3's QW codes: 0 = 1 - exp(-1/C), -2 = 1 - exp(-10/C).
+        ('w_q="auto"', "q_weight_ 0"),
+        ('w_q="auto_fast"', "q_weight_ -2"),
+    ],
+)
+def test_red_settings_map_to_ns2_red(setting, expected):
+    doc = _resolved(
+        ROOT / "scenarios/demo/red.toml",
+        "duration=2s",
+        "warmup=1s",
+        f"bottleneck.qdisc.{setting}",
+    )
+    assert f"Queue/RED set {expected}\n" in tcl.translate(doc, _flows(doc), seed=1).text
 
 
-def test_red_automatic_weights_map_to_ns2_q_weight():
-    # ns-2's red.cc shares ns-3's QW codes: 0 = 1 - exp(-1/C), -2 = 1 - exp(-10/C).
-    for w_q, expected in (('"auto"', "q_weight_ 0"), ('"auto_fast"', "q_weight_ -2")):
-        doc = _resolved(
-            ROOT / "scenarios/demo/red.toml",
-            "duration=2s",
-            "warmup=1s",
-            f"bottleneck.qdisc.w_q={w_q}",
-        )
-        assert f"Queue/RED set {expected}\n" in tcl.translate(doc, _flows(doc), seed=1).text
+def test_red_weight_from_the_link_delay_is_refused_by_name():
     # -1 takes its delay from ns-2's link, not from the scenario's key: refused by name.
     doc = _resolved(ROOT / "scenarios/demo/red.toml", 'bottleneck.qdisc.w_q={ auto_rtt = "20ms" }')
     with pytest.raises(tcl.Unsupported) as e:

@@ -205,3 +205,59 @@ def test_fig8_reading_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None
     main = {c.id: c for c in paper.CLAIMS}
     assert other["e1-drr-chablis-better"].unit == "" and main["e1-drr-chablis-better"].unit
     assert all(other[i] is main[i] for i in main if i != "e1-drr-chablis-better")
+
+
+def test_one_boundary_reads_slightly_and_far_on_the_papers_own_numbers() -> None:
+    t = paper.adjective_uses()
+    gap = t.set_index(["claim", "case"])["on the paper's numbers"]
+    slight = t[t["word"] == "slightly"]["on the paper's numbers"]
+    far_all = gap["s1-far-superior-to-red"]
+    # Every gap the paper calls slight lies below the boundary, every gap it calls far in all
+    # scenarios above it; a boundary of 0.2 would sit below the slight 0.215 (FRED, 5C -> 5D).
+    assert slight.max() == pytest.approx(0.22, abs=1e-3)  # exp. 4: 0.26 of 1/3 Mbps
+    assert gap[("e5-d-baselines-better", "FRED")] == pytest.approx(0.215, abs=1e-3)
+    assert slight.max() < paper.GAP_BOUNDARY <= far_all.min()
+    assert far_all.min() == pytest.approx(0.313, abs=1e-3)
+    many = t[t["claim"] == "s1-far-better-many"]
+    assert (many["fits"] == "yes").sum() > len(many) / 2  # "in many scenarios": most
+    # The one use no boundary can fit beside "far": FRED's "a bit more fairness", 6C -> 6D.
+    misfit = t[(t["fits"] == "no") & (t["claim"] != "s1-far-better-many")]
+    assert list(zip(misfit["claim"], misfit["case"], strict=True)) == [
+        ("e6-d-red-fred-better", "FRED")
+    ]
+    # The four claims carry the reading as data, shown in the table.
+    by_id = {c.id: c for c in paper.CLAIMS}
+    for cid, scale in (
+        ("e4-chablis-below-fair", paper.FAIR_FLOW),
+        ("e5-d-baselines-better", 1.0),
+        ("e6-worse-than-e5", 1.0),
+        ("e6-d-red-fred-better", 1.0),
+    ):
+        adj = by_id[cid].adjective
+        assert adj is not None and adj.at_most
+        assert adj.offset == pytest.approx(paper.GAP_BOUNDARY * scale)
+    assert by_id["s1-far-superior-to-red"].adjective.offset == paper.GAP_BOUNDARY
+    assert (
+        "'far' (s1-far-superior-to-red): 0.313 to 0.809, 12 of 12 fit"
+        in paper.adjective_uses_text(t)
+    )
+
+
+def test_a_step_too_large_for_slightly_is_explained_by_the_period_that_departs() -> None:
+    from types import SimpleNamespace
+
+    from aqmlab.claims import CaseResult
+
+    def case(lhs: float, rhs: float) -> CaseResult:
+        return CaseResult(
+            "RED", lhs, rhs, margin=-0.03, noise=0.01, seeds=5, verdict="fails", published=""
+        )
+
+    why = paper._why_step("5D", "5C")
+    # Fig. 6: RED 0.37 in 5C -> 0.56 in 5D. Ours 0.34 -> 0.62: period D departs more.
+    text = why(None, SimpleNamespace(cases=[case(0.62, 0.34)]))
+    assert "0.34 in 5C -> 0.62 in 5D (+0.28)" in text
+    assert "because period 5D is fairer here than in the paper" in text
+    assert "the step is RED 0.19, within the bound 0.25" in text
+    # A step the wrong way is not called larger than the paper's.
+    assert "larger" not in why(None, SimpleNamespace(cases=[case(0.30, 0.34)]))

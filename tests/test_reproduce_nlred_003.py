@@ -12,7 +12,7 @@ import pytest
 import aqmlab
 from aqmlab import reproduce
 from aqmlab.papers import REPRODUCTIONS
-from aqmlab.papers.nlred_003 import REPRODUCTION, rem_byte_buffer
+from aqmlab.papers.nlred_003 import FIG12_DELAY, REPRODUCTION, delay_reading, rem_byte_buffer
 from aqmlab.scenario import tomllib
 
 
@@ -59,6 +59,19 @@ def test_report_files(quick: reproduce.Outcome):
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Set-up choice run both ways: Fig. 21: GRED's and NLRED's queue unit" in md
     assert "## Set-up choice run both ways: Figs. 19-20: the flow counts" in md
+    # The lost Fig. 12: Fig. 11's drop-tail runs and Fig. 19's NLRED (10 flows up) and GRED
+    # (10-40 flows) again with the 40 ms bottleneck, the claims that read them judged on both.
+    f11 = quick.runs[quick.runs["figure"] == "11"]
+    bdp = quick.runs[quick.runs["figure"] == "11-bdp"]
+    assert set(bdp["algorithm"]) == {"DropTail"} and len(bdp) == len(f11)
+    assert sorted(bdp["n"].unique()) == sorted(f11["n"].unique())
+    b19 = quick.runs[quick.runs["figure"] == "19-20-bdp"]
+    assert sorted(b19.loc[b19["algorithm"] == "GRED", "n"].unique()) == [10, 20, 40]
+    assert sorted(b19.loc[b19["algorithm"] == "NLRED", "n"].unique()) == [10, 20, 40, 60, 100]
+    assert "## Set-up choice run both ways: Fig. 12: the bottleneck's delay" in md
+    section = md.split("## Set-up choice run both ways: Fig. 12: the bottleneck's delay")[1]
+    rows = [ln for ln in section.split("\n## ")[0].splitlines() if ln.startswith("| ")]
+    assert [r.split(" | ")[1] for r in rows[1:]] == list(FIG12_DELAY.claims)
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 
@@ -146,3 +159,27 @@ def test_byte_mode_rem_normalises_by_the_reference_size():
     byte_ref_1000 = _rem_run(250, "30000B", 1000)
     assert {k: byte_same_ref[k] for k in keys} == {k: pkt_mode[k] for k in keys}
     assert byte_ref_1000["drops"] != byte_same_ref["drops"]
+
+
+def test_the_delay_reading_swaps_only_the_runs_it_redoes():
+    import pandas as pd
+
+    rows = [
+        ("19-20", "NLRED", 10, 9.0),
+        ("19-20", "NLRED", 5, 8.0),
+        ("19-20", "REM", 10, 6.0),
+        ("19-20-bdp", "NLRED", 10, 7.0),
+        ("11", "DropTail", 5, 90.0),
+        ("11-bdp", "DropTail", 5, 80.0),
+        ("13-16", "NLRED", 10, 9.5),
+    ]
+    t = pd.DataFrame(rows, columns=["figure", "algorithm", "n", "throughput"])
+    got = delay_reading(t)
+    val = {(f, a, n): x for f, a, n, x in got.itertuples(index=False)}
+    assert val == {
+        ("19-20", "NLRED", 10): 7.0,  # redone on the 40 ms bottleneck
+        ("19-20", "NLRED", 5): 8.0,  # not redone: the default's run
+        ("19-20", "REM", 10): 6.0,
+        ("11", "DropTail", 5): 80.0,
+        ("13-16", "NLRED", 10): 9.5,
+    }

@@ -32,8 +32,8 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert {"fig2_3_ftp2.png", "fig4_5_web.png", "fig6_cdf.png", "fig7_8_cbr.png"} <= names
     md = (out / "report.md").read_text()
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
-    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus four more SFRED readings.
-    assert len(runs) == 3 * 3 * (2 + 4)
+    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus six more SFRED readings.
+    assert len(runs) == 3 * 3 * (2 + 6)
     assert set(runs["reading"]) == {
         "-",
         "raised",
@@ -41,6 +41,8 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
         "raised, rule off",
         "printed, rule off",
         "raised, cumulative",
+        "raised, k 0",
+        "raised, k 35",
     }
     cum = runs[runs["reading"] == "raised, cumulative"]
     assert len(cum) == 3 * 3
@@ -103,3 +105,17 @@ def test_readings_differ_and_the_unresponsive_rule_costs_utilisation(
     raised = ftp[ftp["reading"] == "raised"].sort_values("seed")["arrivals"].to_numpy()
     printed = ftp[ftp["reading"] == "printed"].sort_values("seed")["arrivals"].to_numpy()
     assert (raised != printed).any()
+
+
+def test_slow_flow_raise_k_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, runs = quick
+    web = runs[(runs["experiment"] == "web") & (runs["algorithm"] == "sfred")]
+    k = {r: web[web["reading"] == r].sort_values("seed") for r in ("raised, k 0", "raised")}
+    assert len(k["raised, k 0"]) == len(k["raised"]) > 0
+    # The raise reaches the runs: without it slow flows meet RED's thresholds earlier.
+    assert (
+        k["raised, k 0"]["drops.early"].to_numpy() != k["raised"]["drops.early"].to_numpy()
+    ).any()
+    md = (out / "report.md").read_text(encoding="utf-8")
+    for name in ("§2.4's slow-flow raise k: none", "§2.4's slow-flow raise k: the most"):
+        assert f"Set-up choice run both ways: {name}" in md

@@ -16,7 +16,8 @@ two compared quantities *per seed*.
   ``within noise`` when it contains zero (a single seed has no interval: its verdict says so);
 - an adjective of the sentence ("far", "significantly", "much") is read as a quantity
   (:class:`Adjective`): the claim's verdict is the verdict on that stronger comparison, and the
-  table shows the plain comparison's verdict beside it;
+  table shows the plain comparison's verdict beside it; an adjective that bounds the gap from
+  above ("slightly", "a bit") adds a second test, gap <= bound, and the case takes the worse;
 - a claim over several cases combines them with its ``quorum``: ``all`` (the paper's "in all
   scenarios", "regardless of the load"), ``most`` ("in most scenarios") or ``any`` ("in some
   cases");
@@ -61,7 +62,9 @@ TEST = (
     "t(0.975, n - 1) x sd(d) / sqrt(n) (scipy.stats.t; 2.78 x the standard error with 5 seeds). "
     "A case holds when the interval lies above zero, fails when it lies below, and is within "
     "noise when it contains zero. An adjective of the sentence is read as the stronger "
-    "comparison shown with the claim; the verdict is that comparison's."
+    "comparison shown with the claim; the verdict is that comparison's ('slightly' and the "
+    "like bound the gap from above: the plain comparison and gap <= bound are both tested, "
+    "paired the same way, and the worse verdict counts)."
 )
 #: Shown for a claim that does not hold and has no measured explanation.
 UNEXPLAINED = "unexplained"
@@ -110,18 +113,33 @@ def versus(
 class Adjective:
     """An adjective of the sentence read as a quantity: the claim holds only if ``lhs`` beats
     ``factor`` x ``rhs`` (op ">": lhs > factor rhs + offset; op "<": factor lhs + offset < rhs)
-    by ``offset`` more, in the claim's unit. ``why`` says where the reading comes from."""
+    by ``offset`` more, in the claim's unit. ``why`` says where the reading comes from.
+
+    With ``at_most`` the adjective bounds the gap from above instead ("slightly", "a bit"): the
+    plain comparison must hold *and* the gap in its direction (lhs - rhs for ">", rhs - lhs for
+    "<") must not exceed ``offset``; the case's verdict is the worse of the two tests."""
 
     word: str
     factor: float = 1.0
     offset: float = 0.0
     why: str = ""
+    at_most: bool = False
+
+    def __post_init__(self) -> None:
+        if self.at_most and (self.factor != 1.0 or self.offset <= 0):
+            raise ValueError(
+                f"adjective {self.word!r}: an upper bound needs factor 1 and an offset > 0, got "
+                f"factor {self.factor:g}, offset {self.offset:g}"
+            )
 
     def reading(self, c: Claim) -> str:
         u = f" {c.unit}" if c.unit else ""
         f = f"{self.factor:g} x " if self.factor != 1.0 else ""
         off = f" + {self.offset:g}{u}" if self.offset else ""
-        if c.op == ">":
+        if self.at_most:
+            gap = f"{c.lhs_name} - {c.rhs_name}" if c.op == ">" else f"{c.rhs_name} - {c.lhs_name}"
+            body = f"0 < {gap} <= {self.offset:g}{u}"
+        elif c.op == ">":
             body = f"{c.lhs_name} > {f}{c.rhs_name}{off}"
         else:
             body = f"{f}{c.lhs_name}{off} < {c.rhs_name}"
@@ -222,6 +240,10 @@ def t_noise(d: np.ndarray) -> float:
     return q * float(d.std(ddof=1)) / math.sqrt(n)
 
 
+#: Verdicts from worst to best, for taking the worse of two tests on one case.
+_RANK: dict[Verdict, int] = {"not measured": 0, "fails": 1, "within noise": 2, "holds": 3}
+
+
 def _verdict(margin: float, noise: float, n: int) -> Verdict:
     if not math.isfinite(margin):
         return "not measured"
@@ -253,7 +275,16 @@ def judge_case(claim: Claim, case: Case) -> CaseResult:
     plain = _verdict(margin, noise, n)
     verdict = plain
     adj = claim.adjective
-    if adj is not None:
+    if adj is not None and adj.at_most:
+        # The gap in the comparison's direction must not exceed the bound (paired by seed);
+        # the case takes the worse of the two tests and that test's margin.
+        gap = d if claim.op == ">" else -d
+        b_margin = adj.offset - float(gap.mean())
+        b_noise = t_noise(gap)
+        b_verdict = _verdict(b_margin, b_noise, n)
+        if _RANK[b_verdict] < _RANK[plain] or (b_verdict == plain and b_margin < margin):
+            margin, noise, verdict = b_margin, b_noise, b_verdict
+    elif adj is not None:
         # The stronger comparison, also paired by seed: lhs - factor rhs (">") or
         # factor lhs - rhs ("<"), beyond the offset.
         da = lhs - adj.factor * rhs if claim.op == ">" else adj.factor * lhs - rhs

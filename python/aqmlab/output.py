@@ -18,7 +18,8 @@ valid marker of the same kind and nothing but the files its manifest lists, unch
 ``force`` replaces anything but a device, pipe or socket, or the working directory and its
 parents. :func:`check_destination` also proves the destination writable (a probe file in the
 nearest existing directory) and its name within the file system's limits *before* anything is
-simulated.
+simulated; it reads an existing directory's ownership under the destination's lock (below), so
+a directory another process is replacing is refused as being written, never as foreign.
 
 **Writing.** :func:`atomic_dir` writes a whole directory into a temporary sibling and renames it
 into place at the end, holding a per-destination lock for the whole write: a second writer of
@@ -311,6 +312,20 @@ def _listing(names: list[str]) -> str:
     return shown + (f" (+{len(names) - _SHOW} more)" if len(names) > _SHOW else "")
 
 
+@contextlib.contextmanager
+def _owner_lock(p: Path, what: str) -> Iterator[None]:
+    """The destination's lock while its ownership is read. A writer replaces a result under
+    that lock by renaming the old directory aside and the new one in: read unlocked, the
+    directory can vanish between two looks (its listing read, its marker gone), and a result
+    looks like a directory aqmlab did not write. Without a writable parent no aqmlab process
+    can replace ``p``, so it is read without the lock."""
+    if not os.access(p.parent, os.W_OK):
+        yield
+        return
+    with dest_lock(p, what):
+        yield
+
+
 def _check_owner(p: Path, kind: str, what: str, *, whole: bool) -> None:
     """Refuses (without force) a non-empty directory that is not wholly a ``kind`` result of
     aqmlab's. ``whole``: it will be replaced, so every file must be one aqmlab wrote."""
@@ -393,7 +408,8 @@ def check_destination(
                 "a directory below it, e.g. results/NAME (never replaced, even with --force)",
             )
         if not force:
-            _check_owner(p, kind, what, whole=kind != "sweep")
+            with _owner_lock(p, what):
+                _check_owner(p, kind, what, whole=kind != "sweep")
     elif st is not None and not force:
         raise scenario_error(
             what,

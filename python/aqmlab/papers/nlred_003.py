@@ -38,6 +38,9 @@ under ``scenarios/papers/nlred_003/`` say the same):
   Figs. 19-20 run REM in packet mode (ns-2's default); with 1000-byte packets byte mode is
   the same. Packet-mode REM at Fig. 21's sizes keeps the 120-packet buffer.
 - Fig. 11: drop-tail with the same 120-packet buffer, flows and run length as Figs. 13-16.
+- The set-up choice "Fig. 12: the bottleneck's delay" reruns Fig. 11's drop-tail and Fig. 19's
+  NLRED and GRED at max_p 0.1 with a 40 ms bottleneck, whose bandwidth-delay product (105..128
+  packets) is about the buffer.
 - The paper runs one 200 s simulation per point; we run five seeds per point (quick: three) so
   that close comparisons (GRED vs NLRED at 10-40 flows) get a measured noise.
 """
@@ -85,6 +88,16 @@ FIG21_BYTES = "21-bytes"
 FIG21_REM_PACKETS = "21-rem-packets"
 #: Figure label of Fig. 11's drop-tail runs (average queue against N on the same network).
 FIG11 = "11"
+#: Figure label of Fig. 11's drop-tail runs on the other reading of the lost Fig. 12 (the
+#: set-up choice FIG12_DELAY): the bottleneck's one-way delay :data:`BDP_DELAY`.
+FIG11_BDP = "11-bdp"
+#: Figure label of Figs. 19-20's NLRED and GRED runs (max_p 0.1) on the other reading of Fig. 12:
+#: NLRED from 10 flows up, GRED at 10-40 flows, what the throughput claims of Fig. 19 read.
+FIG19_BDP = "19-20-bdp"
+#: The other reading of Fig. 12: the bottleneck's one-way delay that makes the bandwidth-delay
+#: product about router A's 120-packet buffer (base RTTs 2 x (1..10 + 40 + 1) = 84..102 ms,
+#: 105..128 packets of 1000 bytes at 10 Mbps).
+BDP_DELAY = "40ms"
 
 
 def rem_byte_buffer(rem: dict[str, Any]) -> str:
@@ -191,6 +204,28 @@ def points(quick: bool) -> list[Point]:
     pts += grid(
         dt, {"flows.0.count": flows}, seeds=seeds, labels=lab, extra_labels={"figure": FIG11}
     )
+    # The other reading of Fig. 12 (FIG12_DELAY): only the runs of the claims it is judged on,
+    # Fig. 11's drop-tail and Fig. 19's NLRED and GRED at max_p 0.1 (FIG12_DELAY.claims).
+    pts += grid(
+        dt,
+        {"flows.0.count": flows},
+        seeds=seeds,
+        fixed={"bottleneck.delay": BDP_DELAY},
+        labels=lab,
+        extra_labels={"figure": FIG11_BDP},
+    )
+    for name, ns in (
+        ("nlred", [n for n in flows if n >= DIP[0]]),
+        ("gred", [n for n in flows if DIP[0] <= n <= DIP[1]]),
+    ):
+        pts += grid(
+            _base(name, quick),
+            {"flows.0.count": ns},
+            seeds=seeds,
+            fixed={"bottleneck.qdisc.max_p": 0.1, "bottleneck.delay": BDP_DELAY},
+            labels=lab,
+            extra_labels={"figure": FIG19_BDP},
+        )
     for p in pts:
         p.labels["algorithm"] = NAMES.get(p.labels["algorithm"], p.labels["algorithm"])
     return pts
@@ -453,17 +488,40 @@ def _why_gred_lowest(t: pd.DataFrame, r: Result) -> str:
 
 
 def _why_droptail(t: pd.DataFrame, r: Result) -> str:
-    """Drop-tail's average queue at the fewest and the most flows against its buffer."""
-    d = t[t["figure"] == FIG11]
-    q = d.groupby("n")["queue"].mean()
+    """Drop-tail's average queue at the fewest and the most flows against its buffer, and on
+    the other reading of Fig. 12 (a bandwidth-delay product about the buffer) when its runs are
+    there."""
     buf = int(_base("gred", False)["bottleneck"]["buffer"])
-    lo, hi = int(q.index.min()), int(q.index.max())
-    return (
-        f"drop-tail's average queue is {q[lo]:.1f} packets at {lo} flows and {q[hi]:.1f} at "
-        f"{hi} flows in a {buf}-packet buffer: already {100 * q[lo] / buf:.0f} % full at {lo} "
-        f"flows, it can grow by at most {buf - q[lo]:.0f} packets, so per flow it falls from "
-        f"{q[lo] / lo:.1f} to {q[hi] / hi:.2f} packets. The buffer against the "
-        "bandwidth-delay product (55-78 packets on our reading of the lost Fig. 12) sets this."
+
+    def queue(fig: str) -> pd.Series:
+        return t[t["figure"] == fig].groupby("n")["queue"].mean()
+
+    def one(q: pd.Series) -> str:
+        lo, hi = int(q.index.min()), int(q.index.max())
+        return (
+            f"{q[lo]:.1f} packets at {lo} flows and {q[hi]:.1f} at {hi} flows ("
+            f"{100 * q[lo] / buf:.0f} % full at {lo} flows; per flow {q[lo] / lo:.1f} -> "
+            f"{q[hi] / hi:.2f})"
+        )
+
+    text = (
+        f"drop-tail's average queue in the {buf}-packet buffer is {one(queue(FIG11))}: nearly "
+        "full with few flows, it has little room to grow with more, so the queue per flow "
+        "falls nearly as 1/N. Our reading of the lost Fig. 12 gives a bandwidth-delay product "
+        "of 55-78 packets."
+    )
+    if not (t["figure"] == FIG11_BDP).any():
+        return text
+    qb = queue(FIG11_BDP)
+    full = qb[qb.index.min()] / buf
+    return text + (
+        f" With the bottleneck delay {BDP_DELAY} (a product of 105-128 packets, about the "
+        f"buffer: the set-up choice below) it is {one(qb)}"
+        + (
+            ": the product is not what fills the buffer with few flows."
+            if full > 0.5
+            else ": with the larger product the buffer no longer fills with few flows."
+        )
     )
 
 
@@ -758,6 +816,27 @@ FIG19_RANGE = Choice(
     ),
 )
 
+#: Fig. 12 (the topology) is lost: the bottleneck's delay sets the bandwidth-delay product
+#: against the 120-packet buffer, and with it how full drop-tail's queue is with few flows.
+FIG12_DELAY = Choice(
+    name="Fig. 12: the bottleneck's delay",
+    default="20 ms (base RTTs 44-62 ms, bandwidth-delay product 55-78 packets)",
+    other=f"{BDP_DELAY} (base RTTs 84-102 ms, bandwidth-delay product 105-128 packets, about "
+    "the 120-packet buffer)",
+    why="the text gives router A's buffer (120 packets), not the links' delays. The default "
+    "keeps the product above max_th = 30 so that the drop curves matter, and every figure runs "
+    "on it; the other reading sizes the buffer at one bandwidth-delay product, the rule of "
+    "thumb the 120 packets may come from. Rerun on it: Fig. 11's drop-tail runs and Fig. 19's "
+    "NLRED (10 flows up) and GRED (10-40 flows) at max_p 0.1, what the claims named here read; "
+    "every other claim keeps the default's runs and verdict.",
+    claims=(
+        "fig11-droptail-proportional",
+        "fig19-concave",
+        "fig19-dip-nlred-above-gred",
+        "fig19-nlred-converges",
+    ),
+)
+
 NOT_SEPARATE = [
     "§4.2: '(Other simulations using RED with different traffic load also show similar "
     "results.)' names no set-up or numbers to check.",
@@ -798,6 +877,24 @@ def setup_text() -> str:
     return doc[doc.index("Readings taken") :].strip()
 
 
+def delay_reading(t: pd.DataFrame) -> pd.DataFrame:
+    """The measurements with Fig. 11's drop-tail runs, and Figs. 19-20's at the algorithms and
+    flow counts rerun, taken from the :data:`BDP_DELAY` runs."""
+    f11 = t[t["figure"] == FIG11_BDP].assign(figure=FIG11)
+    f19 = t[t["figure"] == FIG19_BDP].assign(figure="19-20")
+    redone = set(zip(f19["algorithm"], f19["n"].astype(int), strict=True))
+    pairs = zip(t["algorithm"], t["n"].fillna(-1).astype(int), strict=True)
+    old19 = (t["figure"] == "19-20") & np.array([p in redone for p in pairs], dtype=bool)
+    keep = t[~t["figure"].isin([FIG11, FIG11_BDP, FIG19_BDP]) & ~old19]
+    return pd.concat([keep, f11, f19], ignore_index=True)
+
+
+def judged_on(choice: Choice, default: list[Result], other: list[Result]) -> list[Result]:
+    """The other reading's results for the claims ``choice`` names, the default's for the rest
+    (whose runs the other reading does not redo)."""
+    return [b if b.claim.id in choice.claims else a for a, b in zip(default, other, strict=True)]
+
+
 def bytes_reading(t: pd.DataFrame) -> pd.DataFrame:
     """The measurements with Fig. 21's GRED and NLRED runs taken from the byte-buffer runs."""
     is21 = (t["figure"] == "21") & t["algorithm"].isin(["GRED", "NLRED"])
@@ -814,6 +911,9 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     few = (t["figure"] == "19-20") & (t["n"].astype(float) < min(FLOWS_QUICK))
     if few.any():
         rep.choice(FIG19_RANGE, main, evaluate(CLAIMS, t[~few], ns2_refs(ID)))
+    if (t["figure"] == FIG11_BDP).any():
+        alt = evaluate(CLAIMS, delay_reading(t), ns2_refs(ID))
+        rep.choice(FIG12_DELAY, main, judged_on(FIG12_DELAY, main, alt))
     rep.section("Setup and readings")
     rep.text(setup_text())
     if quick:
@@ -828,10 +928,22 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         rep.section("Fig. 11: drop-tail's average queue vs number of flows")
         q11 = f11.groupby("n")["queue"].agg(["mean", "std"]).reset_index()
         q11["per flow"] = q11["mean"] / q11["n"]
+        f11b = t[t["figure"] == FIG11_BDP]
+        if not f11b.empty:
+            qb = f11b.groupby("n")["queue"].agg(["mean", "std"]).reset_index()
+            q11[f"mean, {BDP_DELAY}"] = qb["mean"].to_numpy()
+            q11[f"std, {BDP_DELAY}"] = qb["std"].to_numpy()
+            q11[f"per flow, {BDP_DELAY}"] = (qb["mean"] / qb["n"]).to_numpy()
         rep.table(
             q11,
             "Fig. 11: drop-tail (120-packet buffer) average queue (packets; mean and standard "
-            "deviation over seeds) and the mean per flow, by N.",
+            "deviation over seeds) and the mean per flow, by N"
+            + (
+                f"; also with the bottleneck delay {BDP_DELAY} (the set-up choice 'Fig. 12: the "
+                "bottleneck's delay')."
+                if not f11b.empty
+                else "."
+            ),
         )
 
     rep.section("Figs. 13-16: throughput and average queue vs number of flows")

@@ -66,7 +66,8 @@ def _variant_paper(lab: dict[str, Any]) -> bool:
 #: are not recorded).
 SELECT: dict[str, Callable[[dict[str, Any]], bool]] = {
     "green_rate_001": _variant_paper,
-    "nlred_003": lambda lab: True,
+    # Figs. 11 and 19 on the other reading of the lost Fig. 12 are a set-up choice's other side.
+    "nlred_003": lambda lab: lab.get("figure") not in ("11-bdp", "19-20-bdp"),
     # Fig. 1's RED with the other min_th is a set-up choice's other reading, not recorded.
     "adaptive_red_004": lambda lab: lab.get("figure") != "1-minth",
     # Experiments 5 and 6 are judged on goodput time series, which the ns-2 runs do not record.

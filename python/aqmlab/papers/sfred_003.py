@@ -9,9 +9,9 @@
 
 The claims are :data:`CLAIMS` (one row per sentence of §3 that states a result), evaluated by
 :mod:`aqmlab.claims`. The fast-flow probability's two readings (``fast_p`` = raised, the prose;
-printed, the formula), the unresponsive-flow rule on/off and the MRUL's counting window (1 s
-halving or cumulative) run beside the main runs, in a section of their own: they are not claims,
-and the claims are judged on each as set-up choices.
+printed, the formula), the unresponsive-flow rule on/off, the MRUL's counting window (1 s
+halving or cumulative) and the slow-flow raise k (10; 0 and 35) run beside the main runs, in a
+section of their own: they are not claims, and the claims are judged on each as set-up choices.
 """
 
 from __future__ import annotations
@@ -48,7 +48,10 @@ of each experiment, not the rest):
   beta = 0.1, eta = 10 packets (§2); its MRUL size (100), slow-flow threshold raise k (10 packets)
   and counting window (1 s halving) are not in the paper: the `sfred` kind's defaults. The MRUL
   never fills here (at most 32 flows); the counting window is a set-up choice run both ways
-  (halved every 1 s, or counted from each flow's first packet as §2.1 words it).
+  (halved every 1 s, or counted from each flow's first packet as §2.1 words it), and so is k:
+  k = eta = 10 reserves room for the eta packets a new flow sends before it can see three
+  duplicate ACKs; k = 0 (no slow-flow protection) and k = 35 (the thresholds raised to 40 / 50,
+  the most the 50-packet buffer allows) bound what any other k can do.
 - §2.2's fast-flow probability is printed as `max_pd = T_f·max_p/T_i`, which *lowers* a fast
   flow's probability, while the prose says it increases "by T_f/T_i times". The main runs take
   the prose (`fast_p = "raised"`, `max_p·T_i/T_f`); the section "Readings of §2.1-§2.3"
@@ -83,6 +86,8 @@ READINGS_SFRED: dict[str, dict[str, Any]] = {
     "raised, rule off": {"fast_p": "raised", "beta": 1e9},
     "printed, rule off": {"fast_p": "printed", "beta": 1e9},
     "raised, cumulative": {"fast_p": "raised", "window": CUMULATIVE_WINDOW},
+    "raised, k 0": {"fast_p": "raised", "k": 0},
+    "raised, k 35": {"fast_p": "raised", "k": 35},
 }
 EXPERIMENTS = ("ftp2", "web", "cbr")
 QUICK_DURATION = {"ftp2": "100s", "web": "300s", "cbr": "60s"}
@@ -466,11 +471,32 @@ UNRESPONSIVE_RULE = Choice(
     why="the rule is part of SFRED as §2.3 defines it; off shows what it does to TCP-only "
     "traffic, where no flow is unresponsive.",
 )
+_K_WHY = (
+    "the paper gives no k (§2.4: 'both the minimum threshold and maximum thresholds increased "
+    "by k packets ... allocating k packets buffer in the queue to protect slow flow'; §6: 'a "
+    "small amount of buffer'); k = eta = 10 reserves room for the eta packets a new flow sends "
+    "before it can see three duplicate ACKs, the reason §2.4 gives for eta. The two ends, no "
+    "protection and the most the buffer allows, bound every other k."
+)
+SLOW_K_NONE = Choice(
+    name="§2.4's slow-flow raise k: none",
+    default="k = 10 packets (= eta)",
+    other="k = 0 (slow flows get RED's thresholds: no protection)",
+    why=_K_WHY,
+)
+SLOW_K_MOST = Choice(
+    name="§2.4's slow-flow raise k: the most",
+    default="k = 10 packets (= eta)",
+    other="k = 35 (slow flows' thresholds 40 / 50 packets, the top of the 50-packet buffer)",
+    why=_K_WHY,
+)
 #: SFRED reading of each choice's other side.
 CHOICE_READING = {
     FAST_P.name: "printed",
     UNRESPONSIVE_RULE.name: "raised, rule off",
     COUNTING_WINDOW.name: "raised, cumulative",
+    SLOW_K_NONE.name: "raised, k 0",
+    SLOW_K_MOST.name: "raised, k 35",
 }
 
 #: Sentences of §3 and §6 not counted separately, and why.
@@ -664,14 +690,15 @@ def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rt = _readings_table(all_runs)
     rep.table(
         rt,
-        "Every experiment with RED and five SFRED readings: fast-flow probability raised (the "
+        "Every experiment with RED and seven SFRED readings: fast-flow probability raised (the "
         "prose, main runs) or printed (the formula), §2.3's unresponsive rule on or off "
-        "(beta = 1e9), and the MRUL's counters halved every 1 s (main runs) or cumulative. "
+        "(beta = 1e9), the MRUL's counters halved every 1 s (main runs) or cumulative, and "
+        "§2.4's slow-flow raise k = 10 (main runs), 0 or 35 packets. "
         "Means over seeds; policy drops are §2.3's drops of flows classed unresponsive.",
     )
     _readings_text(rep, rt)
     main_res = rep.results
-    for choice in (FAST_P, UNRESPONSIVE_RULE, COUNTING_WINDOW):
+    for choice in (FAST_P, UNRESPONSIVE_RULE, COUNTING_WINDOW, SLOW_K_NONE, SLOW_K_MOST):
         other = all_runs[all_runs["reading"].isin(["-", CHOICE_READING[choice.name]])].copy()
         if (other["reading"] == CHOICE_READING[choice.name]).any():
             other.loc[other["algorithm"] == "sfred", "reading"] = "raised"
