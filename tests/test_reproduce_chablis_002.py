@@ -37,14 +37,15 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     # 6 experiments x 5 algorithms x 2 seeds; the same twice more, with the ECN hold not
     # doubled and with ns-2's thresholds and buffer (one seed); experiments 1 and 3 for RED and
     # Chablis with a 20 ms RTO floor; Chablis with alpha = beta = 1 and RED and FRED dropping
-    # instead of marking, in every experiment (2 seeds).
+    # instead of marking, and RED with ns-3's count rule, in every experiment (2 seeds).
     main = paper.main_runs(runs)
     assert len(main) == 6 * 5 * 2
-    assert len(runs) - len(main) == 6 * 5 * 2 + 2 * 2 + 6 * 2 + 6 * 2 * 2
+    assert len(runs) - len(main) == 6 * 5 * 2 + 2 * 2 + 6 * 2 + 6 * 2 * 2 + 6 * 2
     assert "Set-up choice run both ways: ECN one-segment hold" in md
     assert "Set-up choice run both ways: RED-family thresholds and buffer" in md
     assert "Set-up choice run both ways: RED's and FRED's ECN" in md
     assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
+    assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
@@ -146,10 +147,14 @@ def test_scenarios_follow_the_paper() -> None:
     assert sorted({p.labels["seed"] for p in quick}) == list(paper.SEEDS_QUICK)
     # Full: 6 x 5 main points and as many with the hold not doubled and with ns-2's thresholds
     # and buffer; exp. 1 and 3 x RED, Chablis with a 20 ms RTO floor (4); Chablis with count
-    # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6); RED and FRED dropping (12).
-    assert len(paper.REPRODUCTION.points(quick=False)) == (30 + 30 + 30 + 4 + 6 + 6 + 6 + 12) * len(
-        paper.SEEDS_FULL
-    )
+    # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6); RED and FRED dropping (12);
+    # RED with ns-3's count rule (6).
+    assert len(paper.REPRODUCTION.points(quick=False)) == (
+        30 + 30 + 30 + 4 + 6 + 6 + 6 + 12 + 6
+    ) * len(paper.SEEDS_FULL)
+    assert paper.scenario(4, "red", False)["bottleneck"]["qdisc"]["forced_resets_count"] is True
+    kept = paper.scenario(4, "red", False, paper.COUNT_KEPT)["bottleneck"]["qdisc"]
+    assert "forced_resets_count" not in kept
     assert paper.scenario(4, "fred", False, paper.DROPPING)["bottleneck"]["qdisc"]["ecn"] is False
     assert paper.scenario(4, "chablis", False, paper.DROPPING)["bottleneck"]["qdisc"]["ecn"] is True
     ns2 = paper.scenario(5, "drr", quick=False, settings=paper.NS2_READING)

@@ -10,6 +10,7 @@ import pytest
 
 import aqmlab
 from aqmlab import reproduce
+from aqmlab.papers import count_rule
 from aqmlab.papers import green_rate_001 as g
 
 
@@ -59,7 +60,13 @@ def test_grid_and_overrides():
     choice = [p for p in full if p.labels["variant"] == g.RED_MAX_P_OTHER]
     assert len(choice) == 13 * len(g.SEEDS_FULL)
     assert {p.scenario["bottleneck"]["qdisc"]["max_p"] for p in choice} == {0.02}
-    sens = len(full) - len(paper) - len(choice)
+    # The set-up choice COUNT_RULE: RED with ns-3's count rule in trials 1 and 2, every point
+    # and seed; the paper's RED restarts the count as ns-2 does.
+    kept = [p for p in full if p.labels["variant"] == count_rule.KEPT]
+    assert len(kept) == (13 + 6) * len(g.SEEDS_FULL)
+    assert {p.labels["trial"] for p in kept} == {1, 2}
+    assert g.qdisc("red", 91)[count_rule.KEY] is True
+    sens = len(full) - len(paper) - len(choice) - len(kept)
     assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"

@@ -12,6 +12,7 @@ import pytest
 import aqmlab
 from aqmlab import reproduce
 from aqmlab.papers import REPRODUCTIONS
+from aqmlab.papers import nlred_003 as nl
 from aqmlab.papers.nlred_003 import FIG12_DELAY, REPRODUCTION, delay_reading, rem_byte_buffer
 from aqmlab.scenario import tomllib
 
@@ -72,6 +73,15 @@ def test_report_files(quick: reproduce.Outcome):
     section = md.split("## Set-up choice run both ways: Fig. 12: the bottleneck's delay")[1]
     rows = [ln for ln in section.split("\n## ")[0].splitlines() if ln.startswith("| ")]
     assert [r.split(" | ")[1] for r in rows[1:]] == list(FIG12_DELAY.claims)
+    # ns-3's count rule: GRED at max_p 0.1 and NLRED at 0.05 and 0.1 over every load, both
+    # below 5 flows.
+    assert "## Set-up choice run both ways: RED's early-drop count after a forced drop" in md
+    kept = quick.runs[quick.runs["figure"] == "13-16" + nl.COUNT_KEPT]
+    assert len(kept) == 3 * len(nl.FLOWS_QUICK) * len(nl.SEEDS_QUICK)
+    assert set(kept.loc[kept["algorithm"] == "GRED", "max_p"]) == {0.1}
+    assert set(kept.loc[kept["algorithm"] == "NLRED", "max_p"]) == {0.05, 0.1}
+    few_kept = quick.runs[quick.runs["figure"] == "19-20" + nl.COUNT_KEPT]
+    assert len(few_kept) == 2 * len(nl.FLOWS_FEW_QUICK) * len(nl.SEEDS_QUICK)
     assert "## Setup and readings\n\nReadings taken where the text is silent" in md
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import tomllib
 
+from aqmlab.papers import count_rule
 from aqmlab.papers import sfred_003 as paper
 from aqmlab.units import duration_s
 from conftest import run_cli
@@ -32,9 +33,12 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert {"fig2_3_ftp2.png", "fig4_5_web.png", "fig6_cdf.png", "fig7_8_cbr.png"} <= names
     md = (out / "report.md").read_text()
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
-    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus six more SFRED readings.
-    assert len(runs) == 3 * 3 * (2 + 6)
+    # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus six more SFRED readings,
+    # and RED with ns-3's count rule (the set-up choice COUNT_RULE).
+    assert len(runs) == 3 * 3 * (2 + 6 + 1)
+    assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
     assert set(runs["reading"]) == {
+        count_rule.KEPT,
         "-",
         "raised",
         "printed",

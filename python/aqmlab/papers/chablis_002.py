@@ -40,6 +40,7 @@ from aqmlab.claims import (
     ns2_refs,
     versus,
 )
+from aqmlab.papers import count_rule
 from aqmlab.registry import jain_index
 from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.sweep import Point, load_table
@@ -67,6 +68,9 @@ Readings taken where the paper is silent or damaged:
   spacing p/(1 - count p) on top), because the spacing shares one count between packets whose
   p differs by the RTT factor, which eq. 3's proportionality does not provide for. The section
   "Sensitivity: count-based spacing" runs every experiment both ways.
+- RED restarts its early-drop count after a forced drop, a full buffer's included, as ns-2's
+  red.cc (`forced_resets_count`); the set-up choice "RED's early-drop count after a forced drop"
+  runs RED with ns-3's rule as well.
 - RED and FRED mark with ECN like Chablis (Fig. 14's 0.00 % drops is impossible for a dropping
   RED with 30 greedy flows; the set-up choice "RED's and FRED's ECN" runs them dropping as well
   and measures it). CSFQ: K = 100 ms, K_alpha = K_c = 200 ms ("as recommended in
@@ -92,7 +96,7 @@ RED_SETTINGS: dict[str, Any] = {"min_th": 20, "max_th": 80, "max_p": 0.1, "w_q":
 # ns-2's defaults, run for experiment 1 as a sensitivity check (see READINGS).
 NS2_DEFAULTS: dict[str, Any] = {"min_th": 5, "max_th": 15, "buffer": 50}
 QDISC: dict[str, dict[str, Any]] = {
-    "red": {"kind": "red", **RED_SETTINGS, "ecn": True},
+    "red": count_rule.ns2_rule({"kind": "red", **RED_SETTINGS, "ecn": True}),
     "fred": {"kind": "fred", **RED_SETTINGS, "ecn": True},
     "csfq": {"kind": "csfq", "k": "100ms", "k_alpha": "200ms", "k_c": "200ms"},
     "drr": {"kind": "drr"},
@@ -116,6 +120,9 @@ UNIT_EXPONENTS = "alpha1"
 #: Settings label of RED and FRED dropping instead of marking (the set-up choice BASELINE_ECN),
 #: every experiment.
 DROPPING = "noecn"
+#: Settings label of RED with ns-3's early-drop count rule (the set-up choice COUNT_RULE), every
+#: experiment.
+COUNT_KEPT = "ns3count"
 #: The algorithms whose ECN marking is a reading (Chablis marks by the paper's design; CSFQ and
 #: DRR never mark).
 ECN_READ = ("red", "fred")
@@ -151,6 +158,7 @@ SETTINGS_TEXT = {
     "nobackoff": "ECN hold without doubling",
     "rto20": "RTO floor 20 ms",
     UNIT_EXPONENTS: "alpha = beta = 1",
+    COUNT_KEPT: "RED's count kept after forced drops (ns-3)",
 }
 FULL_PERIOD_S = 30.0
 QUICK_PERIOD_S = 15.0
@@ -188,6 +196,8 @@ def scenario(
         sc["bottleneck"]["qdisc"]["beta"] = 1.0
     if settings == DROPPING and algorithm in ECN_READ:
         sc["bottleneck"]["qdisc"]["ecn"] = False
+    if settings == COUNT_KEPT and algorithm == "red":
+        sc["bottleneck"]["qdisc"] = count_rule.ns3_rule(sc["bottleneck"]["qdisc"])
     # The hold's doubling acts only on an ECN echo: under a queue that never marks (CSFQ, DRR)
     # the "nobackoff" run is the main one (60 of 60 full-length summaries identical), so it
     # keeps the main scenario and the sweep runs it once.
@@ -229,6 +239,7 @@ def points(quick: bool) -> list[Point]:
     cases += [(e, h, ("red", "chablis"), sens) for e in (1, 3) for h in others]
     cases += [(e, UNIT_EXPONENTS, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
     cases += [(e, DROPPING, ECN_READ, seeds) for e in (1, 2, 3, 4, 5, 6)]
+    cases += [(e, COUNT_KEPT, ("red",), seeds) for e in (1, 2, 3, 4, 5, 6)]
     if not quick:
         cases += [(e, "count", ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
         cases += [(e, TRUE_LABEL, ("chablis",), seeds) for e in (1, 2, 3, 4, 5, 6)]
@@ -1602,6 +1613,12 @@ EXPONENTS = Choice(
     why="§3.1 prints 1.6 and 1.4, tuned on the paper's own experiment 1 in ns-2; alpha = beta "
     "= 1 is eq. 3's plain proportionality, untuned. Only Chablis's runs change.",
 )
+COUNT_RULE = count_rule.choice(
+    "§3: 'We used the NS-2 simulator' and 'We implemented Chablis by extending the existing RED "
+    "code'",
+    "RED in every experiment and seed; FRED and Chablis do not read the key (Chablis restarts "
+    "its count on a forced drop, and with count_spacing = false never reads it)",
+)
 FIG8_READING = Choice(
     name="Fig. 8's 'near the horizontal line'",
     default="flows within 25 % of the fair share",
@@ -1877,6 +1894,11 @@ def _choice_runs(all_runs: pd.DataFrame) -> list[tuple[Choice, pd.DataFrame]]:
         main = main_runs(all_runs)
         runs = pd.concat([main[main["algorithm"] != "chablis"], ex], ignore_index=True)
         out.append((EXPONENTS, runs.assign(settings="main")))
+    kept = all_runs[all_runs["settings"] == COUNT_KEPT]
+    if not kept.empty:
+        main = main_runs(all_runs)
+        runs = pd.concat([main[main["algorithm"] != "red"], kept], ignore_index=True)
+        out.append((COUNT_RULE, runs.assign(settings="main")))
     return out
 
 

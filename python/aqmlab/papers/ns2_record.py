@@ -47,6 +47,7 @@ from aqmlab.ns2 import check_translatable, ns2_tcp_model, run_seed
 from aqmlab.ns2.reference import ns_version
 from aqmlab.ns2.tcl import Unsupported
 from aqmlab.ns2.units import duration_s
+from aqmlab.papers import count_rule
 from aqmlab.sweep import Point
 from aqmlab.xcheck.aqmlab_side import aqmlab_metrics
 
@@ -66,14 +67,18 @@ def _variant_paper(lab: dict[str, Any]) -> bool:
 #: are not recorded).
 SELECT: dict[str, Callable[[dict[str, Any]], bool]] = {
     "green_rate_001": _variant_paper,
-    # Figs. 11 and 19 on the other reading of the lost Fig. 12 are a set-up choice's other side.
-    "nlred_003": lambda lab: lab.get("figure") not in ("11-bdp", "19-20-bdp"),
+    # Figs. 11 and 19 on the other reading of the lost Fig. 12 are a set-up choice's other side,
+    # and so are the runs with ns-3's count rule (the set-up choice COUNT_RULE).
+    "nlred_003": lambda lab: (
+        lab.get("figure") not in ("11-bdp", "19-20-bdp")
+        and count_rule.KEPT not in str(lab.get("figure", ""))
+    ),
     # Fig. 1's RED with the other min_th is a set-up choice's other reading, not recorded.
     "adaptive_red_004": lambda lab: lab.get("figure") != "1-minth",
     # Experiments 5 and 6 are judged on goodput time series, which the ns-2 runs do not record.
     "chablis_002": lambda lab: lab.get("settings") == "main" and lab["experiment"] <= 4,
     # Transfer times (the web experiment's claims) are not in the ns-2 runs' output.
-    "sfred_003": lambda lab: lab["experiment"] != "web",
+    "sfred_003": lambda lab: lab["experiment"] != "web" and lab.get("reading") != count_rule.KEPT,
     # DropTail is the only queue of paper 000 in ns-2; experiment 1 (FTP only) at three loads.
     "green_tcp_000": lambda lab: (
         lab.get("tcp", "reno") == "reno" and lab["experiment"] == 1 and lab["n"] in (100, 250, 400)

@@ -66,7 +66,9 @@
 //!   it: on a full buffer with `wait` that spaces the marks far apart (an overflow every few
 //!   arrivals keeps `count·p_b` below 1). Paper 004's Fig. 4 point at 64 connections, `max_p`
 //!   0.04, ECN, seed 1: 1,450 marks per 100 s with it against 3,361 without (flows 0–9: ns-2
-//!   217, aqmlab without it 547), and the loss then matches ns-2's (docs/validation.md). Paper 004's scenarios set it; `aqmlab crosscheck` writes it to
+//!   217, aqmlab without it 547), and the loss then matches ns-2's (docs/validation.md). The paper
+//!   reproductions set it in every queue that reads it, since every paper ran ns-2
+//!   (`python/aqmlab/papers/count_rule.py`); `aqmlab crosscheck` writes it to
 //!   ns-2 as `ns1_compat_`.
 //! - ns-3 starts the idle period only when `Dequeue()` finds the queue empty (ns-2 when the queue
 //!   empties); a dequeue that returns a packet ends it. The run starts idle at t = 0. We do the
