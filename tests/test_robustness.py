@@ -274,6 +274,29 @@ def test_write_checks_a_summary_from_core_once_and_any_other_before_writing(
     assert not (tmp_path / "bad").exists()
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("goodput_mbps", -1.0),
+        ("goodput_mbps", math.nan),
+        ("goodput_mbps", math.inf),
+        ("goodput_mbps", True),
+        ("goodput_mbps", None),
+        ("drops", -1),
+        ("marks", 2.5),
+        ("timeouts", True),
+    ],
+)
+def test_every_flow_of_a_summary_is_checked(key, value):
+    s = _summary()
+    assert len(s["flows"]) >= 2
+    check_summary(s, "tiny-run")
+    s["flows"][1][key] = value
+    with pytest.raises(InvariantError) as e:
+        check_summary(s, "tiny-run")
+    assert e.value.path == f"flows.1.{key}"
+
+
 def test_link_conservation_is_checked():
     links = {k: list(v) for k, v in aqmlab.run(TINY).links.to_pydict().items()}
     check_links(links, "r")
