@@ -3,6 +3,7 @@ summary (fresh or cached), one-line errors for hostile input, workers that die w
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -249,6 +250,51 @@ def test_summary_invariants_name_the_run_and_key(key, value, path):
         check_summary(s, "tiny-run")
     assert e.value.run == "tiny-run" and e.value.path == path
     assert str(e.value).startswith("run tiny-run: ")
+
+
+def test_write_checks_a_summary_from_core_once_and_any_other_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from aqmlab import invariants
+
+    res = aqmlab.run(TINY)
+    calls: list[str] = []
+    real = invariants.check_summary
+    monkeypatch.setattr(
+        invariants, "check_summary", lambda s, run: calls.append(run) or real(s, run)
+    )
+    res.write(tmp_path / "ok", plots=False)
+    assert calls == []  # checked by Results.from_core; the text written is that text
+    bad = json.loads(res.summary_json)
+    bad["utilisation"] = 7.0
+    other = dataclasses.replace(res, summary_json=json.dumps(bad), _summary=None)
+    with pytest.raises(InvariantError, match="utilisation"):
+        other.write(tmp_path / "bad", plots=False)
+    assert calls == [res.name]
+    assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("goodput_mbps", -1.0),
+        ("goodput_mbps", math.nan),
+        ("goodput_mbps", math.inf),
+        ("goodput_mbps", True),
+        ("goodput_mbps", None),
+        ("drops", -1),
+        ("marks", 2.5),
+        ("timeouts", True),
+    ],
+)
+def test_every_flow_of_a_summary_is_checked(key, value):
+    s = _summary()
+    assert len(s["flows"]) >= 2
+    check_summary(s, "tiny-run")
+    s["flows"][1][key] = value
+    with pytest.raises(InvariantError) as e:
+        check_summary(s, "tiny-run")
+    assert e.value.path == f"flows.1.{key}"
 
 
 def test_link_conservation_is_checked():

@@ -106,3 +106,20 @@ def test_writing_follows_dont_write_bytecode_and_survives_a_read_only_place(
 def test_compile_all_needs_the_cache():
     with pytest.raises(TypeError):
         compile_all(jinja2.Environment(loader=jinja2.DictLoader({})))
+
+
+def test_table_cells_are_formatted_and_escaped_as_the_template_did():
+    """The table macro's rows are built in Python (pages._rows_html); the bytes are those of the
+    template loop they replaced: numbers to 4 significant digits, nothing for None and NaN,
+    every other value's text escaped (a Markup value too: cells are text)."""
+    import numpy as np
+    from markupsafe import Markup
+
+    row = ["x&\"y'", 1.234567, None, float("nan"), True, -3, np.float64(2.5), Markup("<i>")]
+    assert pages.rows_table(["a<", "b"], [row, [2**70]], "cap") == (
+        '<p><em>cap</em></p><div class="scroll"><table class="dataframe"><thead><tr>'
+        "<th>a&lt;</th><th>b</th></tr></thead>\n<tbody>\n"
+        "<tr><td>x&amp;&#34;y&#39;</td><td>1.235</td><td></td><td></td><td>True</td><td>-3</td>"
+        "<td>2.5</td><td>&lt;i&gt;</td></tr>\n<tr><td>1180591620717411303424</td></tr>\n"
+        "</tbody></table></div>"
+    )

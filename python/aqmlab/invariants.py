@@ -98,12 +98,35 @@ def check_summary(summary: Any, run: str) -> None:
         _within(run, f"windows.{i}.utilisation", w.get("utilisation"), 0.0, 1.0)
         _within(run, f"windows.{i}.loss_rate", w.get("loss_rate"), 0.0, 1.0)
     for i, flow in enumerate(s.get("flows") or []):
+        if _flow_sound(flow):
+            continue
         f = _table(run, f"flows.{i}", flow)
         if _number(run, f"flows.{i}.goodput_mbps", f.get("goodput_mbps")) < 0:
             raise InvariantError(run, f"flows.{i}.goodput_mbps", f["goodput_mbps"], ">= 0")
-        for key in ("drops", "marks", "retransmits", "timeouts"):
+        for key in _FLOW_COUNTS:
             if key in f:
                 _count(run, f"flows.{i}.{key}", f[key])
+
+
+#: The per-flow counters :func:`check_summary` reads.
+_FLOW_COUNTS = ("drops", "marks", "retransmits", "timeouts")
+
+
+def _flow_sound(f: Any) -> bool:
+    """True when one per-flow entry passes :func:`check_summary`'s checks, decided without
+    building each key's path (a summary has a row per flow: ~3 ms of CPU per 1,000 flows that
+    way). Only a plain dict of plain numbers is decided here; False sends anything else to the
+    checks that name the key."""
+    if type(f) is not dict:
+        return False
+    g = f.get("goodput_mbps")
+    if not ((type(g) is float and 0.0 <= g < math.inf) or (type(g) is int and g >= 0)):
+        return False
+    for key in _FLOW_COUNTS:
+        v = f.get(key, 0)
+        if type(v) is not int or v < 0:
+            return False
+    return True
 
 
 #: The link counters the conservation checks read, and the one they may do without.

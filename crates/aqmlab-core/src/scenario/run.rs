@@ -56,9 +56,14 @@ pub fn run(s: &Scenario) -> RunOutput {
     Simulator::for_scenario(s).finish()
 }
 
-/// Events processed between two looks at [`Control`]: a few milliseconds of work, so a
+/// Events aimed at between two looks at [`Control`]: a few milliseconds of work, so a
 /// cancellation is acted on at once while the check costs nothing measurable.
-pub const CHECK_EVERY: u32 = 4096;
+pub const CHECK_EVERY: u64 = 4096;
+/// Bounds of the simulated time a controlled run advances between two looks (see
+/// [`run_controlled`]): at most 100 ms, so that a busy period after a long idle one is seen
+/// within one such slice.
+const SLICE_MIN_NS: u64 = 1_000;
+const SLICE_MAX_NS: u64 = 100_000_000;
 
 /// What a caller on another thread may do to a running [`run_controlled`]: ask it to stop, and
 /// read how far it got.
@@ -78,29 +83,41 @@ impl Control {
         self.cancel.load(Ordering::Relaxed)
     }
 
-    /// The simulated time the run has reached (updated every [`CHECK_EVERY`] events).
+    /// The simulated time the run has reached (updated after each slice of about
+    /// [`CHECK_EVERY`] events).
     pub fn now(&self) -> SimTime {
         SimTime(self.now_ns.load(Ordering::Relaxed))
     }
 }
 
-/// [`run`], looking at `control` every [`CHECK_EVERY`] events: `None` once it is cancelled
-/// (nothing collected). The same events in the same order as [`run`], so the same results.
+/// [`run`], looking at `control` about every [`CHECK_EVERY`] events: `None` once it is
+/// cancelled (nothing collected). The same events in the same order as [`run`], so the same
+/// results.
+///
+/// The run advances in slices of simulated time through [`engine::Simulator::run_until`], the
+/// loop [`run`] uses too, each slice sized from the previous one's event count (at most
+/// doubling). Stepping event by event here instead would give the event handler a second
+/// caller, and the compiler then keeps it out of line in both loops: in the Python extension,
+/// where both are linked, that made the whole run execute about 7 % more instructions.
 pub fn run_controlled(s: &Scenario, control: &Control) -> Option<RunOutput> {
     let mut sim = Simulator::for_scenario(s);
-    loop {
+    let end = sim.world().end;
+    let mut slice_ns = 1_000_000; // 1 ms to begin with
+    while sim.world().now < end {
         if control.is_cancelled() {
             return None;
         }
-        for _ in 0..CHECK_EVERY {
-            if sim.step().is_none() {
-                return Some(sim.finish());
-            }
-        }
+        let before = sim.events_processed();
+        sim.run_until(sim.world().now + SimDuration(slice_ns));
+        let done = sim.events_processed() - before;
+        slice_ns = (slice_ns.saturating_mul(CHECK_EVERY) / done.max(1))
+            .min(slice_ns.saturating_mul(2))
+            .clamp(SLICE_MIN_NS, SLICE_MAX_NS);
         control
             .now_ns
             .store(sim.world().now.as_nanos(), Ordering::Relaxed);
     }
+    Some(sim.finish())
 }
 
 impl engine::Simulator<Recorder> {
@@ -256,7 +273,20 @@ mod tests {
         let control = Control::default();
         let out = run_controlled(&s, &control).expect("not cancelled");
         assert_eq!(out.summary_json, run(&s).summary_json);
+        assert_eq!(out.events, run(&s).events);
         assert!(control.now() > SimTime::ZERO);
+        // Idle for 20 s (slices grow to their longest), then busy: the slices shrink again
+        // without changing a result.
+        let late = Scenario::from_toml_str(
+            "duration = \"30s\"\nwarmup = \"0s\"\n[bottleneck]\nrate = \"10Mbps\"\n\
+             delay = \"10ms\"\n[[flows]]\ncount = 4\nstart = \"20s\"\n",
+        )
+        .unwrap();
+        let out = run_controlled(&late, &control).expect("not cancelled");
+        let plain = run(&late);
+        assert_eq!(out.summary_json, plain.summary_json);
+        assert_eq!(out.events, plain.events);
+        assert!(plain.events > 5 * CHECK_EVERY, "several slices ran");
     }
 
     #[test]
