@@ -385,9 +385,9 @@ impl Link {
     }
 
     /// Whether the simulator must ask the qdisc for its next timer after each packet: every
-    /// link whose qdisc sees packets (all but a bypassing plain FIFO).
+    /// link whose qdisc sees packets (all but a bypassing plain FIFO) and may set a timer.
     pub fn polls_qdisc(&self) -> bool {
-        self.fifo.as_ref().is_none_or(|f| f.glue)
+        self.fifo.as_ref().is_none_or(|f| f.glue) && self.qdisc.timed()
     }
 
     /// Offers a packet to the link's egress.
