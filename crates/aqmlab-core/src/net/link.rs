@@ -665,6 +665,11 @@ impl Link {
             f.idle_reported = true;
             q.idle(f.busy_until);
         }
+        if let Some(h) = hook.filter(|_| f.cursor < f.pushed) {
+            let (arrival, pkt) = pipes.get(f.cursor_node);
+            let tx = tx_time(pkt.size_bytes, *rate_bps, f.ns_per_byte);
+            h.upcoming(start_of(*delay, tx, arrival), pkt);
+        }
         (f.pushed - f.cursor) as usize
     }
 
