@@ -281,6 +281,9 @@ impl Aqm for Chablis {
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Decides
     }
+    fn timed(&self) -> bool {
+        false
+    }
 
     fn on_enqueue(
         &mut self,

@@ -34,6 +34,9 @@ impl Aqm for DropTail {
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Plain
     }
+    fn timed(&self) -> bool {
+        false
+    }
 }
 
 impl AlgorithmParams for Params {

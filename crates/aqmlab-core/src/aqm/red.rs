@@ -778,6 +778,9 @@ impl Aqm for Red {
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Decides
     }
+    fn timed(&self) -> bool {
+        false
+    }
 
     fn on_enqueue(
         &mut self,

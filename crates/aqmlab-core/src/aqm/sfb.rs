@@ -194,6 +194,9 @@ impl Aqm for Sfb {
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Decides
     }
+    fn timed(&self) -> bool {
+        false
+    }
 
     fn on_enqueue(
         &mut self,

@@ -385,6 +385,9 @@ impl Aqm for Sfred {
     fn fifo_arithmetic(&self) -> FifoArithmetic {
         FifoArithmetic::Decides
     }
+    fn timed(&self) -> bool {
+        false
+    }
 
     fn on_enqueue(
         &mut self,

@@ -399,6 +399,11 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
+    /// A link the simulator does not poll has no qdisc timer to arm (checked in debug builds).
+    fn untimed(&self, l: LinkId) -> bool {
+        self.world.links[l as usize].qdisc.next_timer().is_none()
+    }
+
     fn poll_qdisc_timer(&mut self, l: LinkId) {
         let li = l as usize;
         let next = self.world.links[li].qdisc.next_timer();
@@ -477,6 +482,7 @@ impl<O: Observer> Simulator<O> {
             if self.polls[l as usize] {
                 self.poll_qdisc_timer(l);
             }
+            debug_assert!(self.polls[l as usize] || self.untimed(l));
             return;
         }
         let pkt = self.world.pipes.release(node);
@@ -496,6 +502,7 @@ impl<O: Observer> Simulator<O> {
             if polls {
                 self.poll_qdisc_timer(l);
             }
+            debug_assert!(polls || self.untimed(l));
             return;
         }
         let mut out = std::mem::take(&mut self.scratch);

@@ -41,6 +41,13 @@ impl DelayHistogram {
         h.per_flow.record(pkt.flow, ns);
     }
 
+    /// Starts loading the lines `record_departure(self, start, pkt)` will count into.
+    #[inline]
+    pub fn prefetch(&self, start: SimTime, pkt: &Packet) {
+        let ns = start.since(pkt.enqueued).0;
+        self.per_flow.prefetch(pkt.flow, ns);
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }

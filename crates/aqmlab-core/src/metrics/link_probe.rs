@@ -77,6 +77,13 @@ impl LinkHook for LinkProbe {
     }
 
     #[inline]
+    fn upcoming(&mut self, start: SimTime, pkt: &Packet) {
+        if let Some((h, _)) = &self.sojourns {
+            h.prefetch(start, pkt);
+        }
+    }
+
+    #[inline]
     fn traces(&self) -> bool {
         self.trace.is_some()
     }

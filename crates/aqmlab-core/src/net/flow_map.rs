@@ -81,6 +81,7 @@ impl<V: Default> DenseFlowMap<V> {
     }
 
     /// The value of `flow`, if it was ever inserted.
+    #[inline]
     pub fn get(&self, flow: FlowId) -> Option<&V> {
         match self.dense.get(flow as usize) {
             Some(slot) => slot.as_ref(),

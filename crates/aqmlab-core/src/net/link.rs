@@ -385,9 +385,9 @@ impl Link {
     }
 
     /// Whether the simulator must ask the qdisc for its next timer after each packet: every
-    /// link whose qdisc sees packets (all but a bypassing plain FIFO).
+    /// link whose qdisc sees packets (all but a bypassing plain FIFO) and may set a timer.
     pub fn polls_qdisc(&self) -> bool {
-        self.fifo.as_ref().is_none_or(|f| f.glue)
+        self.fifo.as_ref().is_none_or(|f| f.glue) && self.qdisc.timed()
     }
 
     /// Offers a packet to the link's egress.
@@ -664,6 +664,11 @@ impl Link {
         if f.cursor == f.pushed && f.ended_by(now) && !f.idle_reported {
             f.idle_reported = true;
             q.idle(f.busy_until);
+        }
+        if let Some(h) = hook.filter(|_| f.cursor < f.pushed) {
+            let (arrival, pkt) = pipes.get(f.cursor_node);
+            let tx = tx_time(pkt.size_bytes, *rate_bps, f.ns_per_byte);
+            h.upcoming(start_of(*delay, tx, arrival), pkt);
         }
         (f.pushed - f.cursor) as usize
     }

@@ -16,6 +16,10 @@ pub trait LinkHook {
     fn queue(&mut self, now: SimTime, len: u64);
     /// `pkt` leaves the queue: its transmission starts at `start`.
     fn departure(&mut self, start: SimTime, pkt: &Packet);
+    /// `pkt` is the next to leave, at `start` (a FIFO-arithmetic link knows when): a hint to
+    /// start loading what its `departure` will touch. It changes nothing.
+    #[inline]
+    fn upcoming(&mut self, _start: SimTime, _pkt: &Packet) {}
     /// Whether the link reports each packet's fate too (`event`): a traced link.
     fn traces(&self) -> bool;
     /// A packet's fate at the queue, on a traced link: its enqueue, a drop (`queued`: of a

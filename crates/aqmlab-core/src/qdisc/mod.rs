@@ -210,6 +210,11 @@ pub trait Qdisc {
     fn next_timer(&self) -> Option<SimTime> {
         None
     }
+    /// Whether `next_timer` may ever return an instant (see [`Aqm::timed`]); asked once, when
+    /// the simulator is built. The default, true, is always correct.
+    fn timed(&self) -> bool {
+        true
+    }
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
     /// The capability a link is chosen by: a qdisc whose algorithm decides only at arrival
     /// offers the interface a FIFO-arithmetic link drives it through (None: queue packets).

@@ -113,6 +113,9 @@ impl Qdisc for SingleQueue {
     fn next_timer(&self) -> Option<SimTime> {
         self.aqm.next_timer()
     }
+    fn timed(&self) -> bool {
+        self.aqm.timed()
+    }
     fn on_timer(&mut self, now: SimTime, _rng: &mut SimRng) {
         let view = view(self.q.queue(0), self.q.limit(), self.link_rate_bps);
         self.aqm.on_timer(now, &view);

@@ -143,6 +143,12 @@ pub trait Aqm {
     fn next_timer(&self) -> Option<SimTime> {
         None
     }
+    /// Whether `next_timer` may ever return an instant. False (an algorithm without a control
+    /// law on a clock) spares the simulator asking after every packet. Fixed for the
+    /// algorithm's lifetime; the default, true, is always correct.
+    fn timed(&self) -> bool {
+        true
+    }
     fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
     /// Internal variables for traces, e.g. `out("avg", self.avg)`.
     fn probe(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
