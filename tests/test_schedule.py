@@ -194,6 +194,13 @@ def test_expected_cost_reads_the_resolved_units():
     )
     assert schedule.expected_cost("not toml [") == 1.0
     assert schedule.expected_cost('duration = "2s"\n') == 1.0
+    # Keys of the same name in other tables are not the run's.
+    other = '[flows.on]\nduration = "9s"\n[bottleneck]\nrate = "1Mbps"\n[sink]\nrate = "1Gbps"\n'
+    assert schedule.expected_cost(other) == 1.0
+    assert schedule.expected_cost('duration = "3s"\n' + other) == pytest.approx(3e6)
+    # The core's own text of a scenario.
+    text = sweep.resolve_point(sweep.grid(sc.loads(TINY), {})[0])
+    assert schedule.expected_cost(text) == pytest.approx(4 * 2e6)
 
 
 def test_two_jobs_may_not_share_a_directory(tmp_path):
