@@ -193,10 +193,14 @@ def run_jobs(
                 if not plan.todo:
                     complete(k)
 
+        def open_all() -> None:
+            for plan in plans:
+                plan.open()
+
         n_runs = sum(len(p.todo) for p in plans)
         try:
-            with open_pool(n_runs, workers, dask, before=lambda: [p.open() for p in plans]) as sub:
-                execute(tasks(), sub, finished)
+            with open_pool(n_runs, workers, dask, before=open_all) as submit:
+                execute(tasks(), submit, finished)
         finally:
             bar.close()
     if len(failures) == 1:
