@@ -171,18 +171,20 @@ def test_a_failed_point_in_one_paper_leaves_the_others_report(two_papers, tmp_pa
     assert not (out / "index.html").exists()
 
 
-def test_jobs_go_costliest_first_and_so_do_their_runs(tmp_path):
+def test_the_largest_job_goes_first_then_the_smallest_and_runs_longest_first(tmp_path):
     def plan(durations: list[str], name: str) -> sweep.SweepPlan:
         pts = sweep.grid(sc.loads(TINY), {"duration": durations})
         return sweep.SweepPlan(pts, tmp_path / name)
 
-    small, big = plan(["2s", "5s"], "small"), plan(["3s", "9s", "4s"], "big")
-    order = schedule.submission_order([small, big])
-    assert [k for k, _ in order] == [1, 1, 1, 0, 0]
-    costs = [schedule.expected_cost([small, big][k].texts[h]) for k, h in order]
-    assert costs[:3] == sorted(costs[:3], reverse=True)
-    assert costs[3:] == sorted(costs[3:], reverse=True)
-    assert costs[0] == pytest.approx(9 * 2e6)  # 9 s at 2 Mbps
+    mid, small, big = (
+        plan(["4s", "8s"], "mid"),
+        plan(["2s", "3s"], "small"),
+        plan(["3s", "9s", "4s"], "big"),
+    )
+    order = schedule.submission_order([mid, small, big])
+    assert [k for k, _ in order] == [2, 2, 2, 1, 1, 0, 0]
+    costs = [schedule.expected_cost([mid, small, big][k].texts[h]) for k, h in order]
+    assert costs == pytest.approx([s * 2e6 for s in (9, 4, 3, 3, 2, 8, 4)])  # at 2 Mbps
 
 
 def test_expected_cost_reads_the_resolved_units():

@@ -6,9 +6,12 @@ once every point of that sweep has finished (the paper's report: claims, figures
 :func:`run_jobs` sends every job's runs to one pool, so the workers start once and stay busy
 from the first run to the last:
 
-- jobs are submitted one after the other, the one with the largest expected cost first, so
-  that each finishes as early as it can and its step runs here while the workers go on with
-  the next jobs' runs; the last job is the cheapest, which leaves little after the last run;
+- jobs are submitted one after the other, so that each finishes as early as it can and its step
+  runs here while the workers go on with the next jobs' runs. The job with the largest expected
+  cost goes first, so that its runs never make the tail; then the others from the smallest to
+  the largest, so that the last job, the second largest, runs long enough to cover the steps of
+  those before it and only its own step is left after the last run (all jobs largest first
+  would end on the smallest, whose few runs cover nothing: see docs/performance.md);
 - within a job, runs go in decreasing expected cost, so that its last runs are short ones and
   the workers pass to the next job together rather than one waiting on a long run.
 
@@ -119,10 +122,12 @@ def _string(table: str, key: str) -> str:
 
 
 def submission_order(plans: Sequence[SweepPlan]) -> list[tuple[int, str]]:
-    """``(job, run hash)`` in the order to submit them: jobs by decreasing total expected cost,
-    each job's runs by decreasing expected cost (ties: the order of the job's points)."""
+    """``(job, run hash)`` in the order to submit them: the job of the largest total expected
+    cost first, then the others by increasing total; each job's runs by decreasing expected
+    cost (ties: the order of the job's points)."""
     costs = [{h: expected_cost(p.texts[h]) for h in p.todo} for p in plans]
-    jobs = sorted(range(len(plans)), key=lambda k: -sum(costs[k].values()))
+    ascending = sorted(range(len(plans)), key=lambda k: sum(costs[k].values()))
+    jobs = ascending[-1:] + ascending[:-1]
     out: list[tuple[int, str]] = []
     for k in jobs:
         out += [(k, h) for h in sorted(plans[k].todo, key=lambda h: -costs[k][h])]
