@@ -17,8 +17,9 @@ from the first run to the last:
 
 A run's expected cost is its simulated time times its bottleneck's rate, the bits the
 bottleneck can carry: the simulator's work grows with the packets it moves. Over the six
-paper reproductions the CPU per unit of this estimate is within a factor of two of one
-value, while the runs' costs span three orders of magnitude; it decides only the order.
+paper reproductions at full length the CPU per unit of this estimate is within a factor of
+two of one value from paper to paper, while the estimates span two orders of magnitude; it
+decides only the order.
 
 Everything else is :func:`~aqmlab.sweep.run_points`': every destination is checked before
 anything runs, each job's directory is locked from before its points are looked up until its
