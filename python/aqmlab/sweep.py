@@ -926,7 +926,8 @@ def execute(
         alive.append(fut)
         # Runs in the thread that completes the future (this one for an inline run).
         fut.add_done_callback(ended.put)
-        handle(block=False)  # runs in this process: each one's end is handled before the next
+        if fut.done():  # ran in this process: its end is handled before the next run starts
+            handle(block=False)
     while keys:
         handle(block=True)
 
