@@ -458,14 +458,18 @@ def reproduction_page(
 
 
 def reproductions_index(
-    title: str, overview: pd.DataFrame, papers: Sequence[tuple[str, str, str, pd.DataFrame]]
+    title: str,
+    overview: pd.DataFrame,
+    papers: Sequence[tuple[str, str, str, pd.DataFrame]],
+    note: str = "",
 ) -> str:
-    """``aqmlab reproduce all``'s ``index.html``: the overview table, then per paper (link,
-    title, summary line, claims table)."""
+    """``aqmlab reproduce all``'s ``index.html``: the overview table and ``note`` (text: what
+    its times measure), then per paper (link, title, summary line, claims table)."""
     return render(
         "reproductions.html.j2",
         title=title,
         overview=_frame(overview),
+        note=note,
         papers=[
             {"href": href, "title": t, "summary": line, "claims": _claims(df)}
             for href, t, line, df in papers

@@ -1,7 +1,7 @@
 """Paper reproductions: points from a paper's scenarios, a sweep, and a report beside the paper.
 
-``aqmlab reproduce adaptive_red_004 [--quick]`` runs the reproduction's points with
-:func:`aqmlab.sweep.run_points` (cached under ``OUT/runs/``, so a second call only redraws) and
+``aqmlab reproduce adaptive_red_004 [--quick]`` runs the reproduction's points as a sweep
+(:mod:`aqmlab.schedule`, cached under ``OUT/runs/``, so a second call only redraws) and
 writes ``OUT/report.md``, ``OUT/report.html``, ``OUT/figures/*.png``, ``OUT/claims.json`` (each
 qualitative claim of the paper, whether it held in our runs, and the evidence) and
 ``OUT/runs.parquet``.
@@ -29,7 +29,8 @@ from matplotlib.figure import Figure
 from aqmlab import claims as claims_mod
 from aqmlab import pages
 from aqmlab import scenario as _scenario
-from aqmlab.sweep import Point, run_points
+from aqmlab.schedule import Job, JobTimes, run_jobs
+from aqmlab.sweep import Point
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -255,7 +256,10 @@ class Report:
 
 @dataclass
 class Outcome:
-    """What :func:`reproduce` did: the runs table, the report and the wall time."""
+    """What :func:`reproduce` did: the runs table, the report, and the paper's wall time (from
+    the start of its first run, or of its report if every run came from the cache, to its
+    report written) and CPU time (its runs' in the workers, and this process's for its points
+    and its report)."""
 
     runs: pd.DataFrame
     report: Report
@@ -286,8 +290,21 @@ def reproduce(
             raise KeyError(f"no reproduction {repro!r}; known: {', '.join(sorted(REPRODUCTIONS))}")
         repro = REPRODUCTIONS[repro]
     out = Path(out_dir) if out_dir is not None else Path("results/reproduce") / repro.id
-    t0 = time.perf_counter()
-    cpu0 = _cpu_seconds()
+    [outcome] = run_jobs(
+        [_job(repro, quick, out, together=False)],
+        workers=workers,
+        dask=client if client is not None else scheduler,
+        progress=progress,
+        force=force,
+    )
+    return outcome
+
+
+def _job(repro: Reproduction, quick: bool, out: Path, *, together: bool) -> Job[Outcome]:
+    """A paper's points (its own and its sections', labelled ``section``) and its report as a
+    job of :func:`aqmlab.schedule.run_jobs`; ``together``: its runs share the workers with
+    other papers'."""
+    cpu0 = time.process_time()
     pts = repro.points(quick)
     sections = _sections(repro.id)
     for sec in sections:
@@ -295,17 +312,26 @@ def reproduce(
         for p in extra:
             p.labels["section"] = sec.name
         pts += extra
-    runs = run_points(
-        pts,
-        out,
-        workers=workers,
-        scheduler=scheduler,
-        client=client,
-        progress=progress,
-        on_error="raise",
-        force=force,
-    )
-    t_runs = time.perf_counter() - t0
+    points_cpu = time.process_time() - cpu0
+
+    def finish(runs: pd.DataFrame, times: JobTimes) -> Outcome:
+        return _report(repro, sections, runs, quick, out, times, points_cpu, together)
+
+    return Job(repro.id, pts, out, finish, step="report")
+
+
+def _report(
+    repro: Reproduction,
+    sections: list[Section],
+    runs: pd.DataFrame,
+    quick: bool,
+    out: Path,
+    times: JobTimes,
+    points_cpu: float,
+    together: bool,
+) -> Outcome:
+    """Builds and writes a paper's report from its runs table."""
+    t0, cpu0 = time.time(), time.process_time()
     rep = Report(repro.title + (" (quick)" if quick else ""), repro.paper_file)
     if sections:
         own = runs["section"].isna()
@@ -316,16 +342,33 @@ def reproduce(
     else:
         repro.report(runs, rep, quick)
     _ns2_section(rep, repro.id)
-    seconds = time.perf_counter() - t0
-    cpu = _cpu_seconds() - cpu0
     rep.section("Run statistics")
-    rep.text(
-        f"{len(pts)} points ({int(runs['cached'].sum())} from the cache), "
-        f"runs {t_runs:.1f} s, total with the report {seconds:.1f} s wall time, "
-        f"{cpu:.1f} s CPU time, on {os.cpu_count()} cores."
-    )
+    rep.text(_statistics(times, points_cpu, time.time() - t0, time.process_time() - cpu0, together))
     rep.write(out)
-    return Outcome(runs=runs, report=rep, out_dir=out, seconds=seconds, cpu_seconds=cpu)
+    start = times.first_start if times.first_start is not None else t0
+    cpu = times.run_cpu_s + times.plan_cpu_s + points_cpu + time.process_time() - cpu0
+    return Outcome(runs=runs, report=rep, out_dir=out, seconds=time.time() - start, cpu_seconds=cpu)
+
+
+def _statistics(
+    times: JobTimes, points_cpu: float, report_s: float, report_cpu: float, together: bool
+) -> str:
+    """The report's run statistics: what its runs and this process cost, and how measured."""
+    shared = (
+        " The papers of `aqmlab reproduce all` share one pool of workers, so other papers' runs "
+        "ran in this span too; the CPU is this paper's runs' own."
+        if together
+        else ""
+    )
+    return (
+        f"{times.points} points ({times.cached} from the cache), {times.runs} runs executed: "
+        f"{times.run_cpu_s:.1f} s CPU in the workers (each run's own), "
+        f"{times.runs_wall_s:.1f} s wall time from the start of the first run to the end of "
+        f"the last, on {os.cpu_count()} cores.{shared} This process: "
+        f"{points_cpu + times.plan_cpu_s:.1f} s CPU to build the points and look them up in "
+        f"the cache, {report_s:.1f} s wall time ({report_cpu:.1f} s CPU) to build this report "
+        "before writing it."
+    )
 
 
 def _ns2_section(rep: Report, paper_id: str) -> None:
@@ -441,7 +484,7 @@ def _module(paper_id: str) -> Any:
         return None
 
 
-def _cpu_seconds() -> float:
+def process_cpu_seconds() -> float:
     """User + system CPU time of this process and its finished children (the run workers)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -456,31 +499,34 @@ def reproduce_all(
     scheduler: str | None = None,
     progress: bool = True,
 ) -> list[Outcome]:
-    """Runs every registered reproduction into ``OUT/<id>/`` and writes ``OUT/index.html`` (and
-    ``index.md``): every paper's claims table, its counts and its times."""
+    """Runs every registered reproduction into ``OUT/<id>/`` through one pool of workers (each
+    paper's report written as soon as its runs are done, while the workers go on with the
+    others', see :mod:`aqmlab.schedule`) and writes ``OUT/index.html`` (and ``index.md``):
+    every paper's claims table, its counts and its times, and the whole command's."""
     from aqmlab import output
     from aqmlab.papers import REPRODUCTIONS
 
+    t0, cpu0 = time.perf_counter(), process_cpu_seconds()
     out = Path(out_dir) if out_dir is not None else Path("results/reproduce")
     for name in ("index.html", "index.md"):  # before hours of runs, not after
         output.check_file(out / name, what="--out")
-    outcomes = [
-        reproduce(
-            r,
-            quick=quick,
-            out_dir=out / r.id,
-            workers=workers,
-            scheduler=scheduler,
-            progress=progress,
-        )
-        for r in REPRODUCTIONS.values()
-    ]
-    write_index(outcomes, out, quick=quick)
+    jobs = [_job(r, quick, out / r.id, together=True) for r in REPRODUCTIONS.values()]
+    outcomes = run_jobs(jobs, workers=workers, dask=scheduler, progress=progress)
+    # The workers have ended: their CPU is in this process's children's.
+    totals = (time.perf_counter() - t0, process_cpu_seconds() - cpu0)
+    write_index(outcomes, out, quick=quick, totals=totals)
     return outcomes
 
 
-def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
-    """``index.html``/``index.md``: one section per paper with its claims table."""
+def write_index(
+    outcomes: list[Outcome],
+    out: Path,
+    *,
+    quick: bool,
+    totals: tuple[float, float] | None = None,
+) -> Path:
+    """``index.html``/``index.md``: one section per paper with its claims table; ``totals``:
+    the whole command's wall and CPU seconds."""
     title = "aqmlab paper reproductions" + (" (quick)" if quick else "")
     rows = []
     for o in outcomes:
@@ -499,7 +545,13 @@ def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
             }
         )
     overview = pd.DataFrame(rows)
-    md = [f"# {title}", "", pages.markdown_table(overview), ""]
+    note = TIMES_NOTE
+    if totals is not None:
+        note = (
+            f"The whole command: {totals[0]:.1f} s wall time, {totals[1]:.1f} s CPU time "
+            f"(this process and its workers) on {os.cpu_count()} cores. " + note
+        )
+    md = [f"# {title}", "", pages.markdown_table(overview), "", note, ""]
     papers = []
     for o in outcomes:
         df = claims_mod.table(o.report.results)
@@ -507,7 +559,7 @@ def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
         papers.append((f"{o.out_dir.name}/report.html", o.report.title, line, df))
         md += [f"## {o.report.title}", "", line, ""]
         md += [pages.markdown_table(df), ""]
-    page = pages.reproductions_index(title, overview, papers)
+    page = pages.reproductions_index(title, overview, papers, note)
     from aqmlab import output
 
     out.mkdir(parents=True, exist_ok=True)
@@ -518,12 +570,22 @@ def write_index(outcomes: list[Outcome], out: Path, *, quick: bool) -> Path:
     return out / "index.html"
 
 
+#: What the index's per-paper times measure.
+TIMES_NOTE = (
+    "Per paper, 'wall s' runs from the start of its first run (of its report, if every run "
+    "came from the cache) to its report written, and 'CPU s' is its runs' own CPU in the "
+    "workers plus this process's for its points and its report. The papers share one pool of "
+    "workers, so their spans overlap and do not add up to the command's."
+)
+
+
 __all__ = [
     "Outcome",
     "Report",
     "Reproduction",
     "Section",
     "load_base",
+    "process_cpu_seconds",
     "published",
     "reproduce",
     "reproduce_all",

@@ -46,6 +46,7 @@ import json
 import math
 import multiprocessing
 import os
+import queue
 import re
 import shutil
 import signal
@@ -53,12 +54,12 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from aqmlab import output
 from aqmlab import scenario as _scenario
@@ -79,6 +80,7 @@ else:  # pragma: no cover
 TABLES = ("flows", "queue", "groups", "links", "transfers")
 #: Summary keys not flattened into the runs table (per-flow lists, echoes of the scenario).
 _SKIP_SUMMARY = {"flows", "scenario"}
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,27 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     return res.summary_json
 
 
+class RunTime(NamedTuple):
+    """What the worker measured of one run it was given: its CPU seconds (the worker process's,
+    writing the run's directory included) and its start and end (seconds since the epoch, the
+    worker's clock)."""
+
+    cpu_s: float
+    start: float
+    end: float
+    #: The summary JSON the worker wrote (after checking its invariants): the runs table reads
+    #: it instead of reading, hashing and checking the directory again (~4 ms of CPU a run).
+    summary: str = ""
+
+
+def run_timed(resolved_toml: str, run_dir: str) -> RunTime:
+    """:func:`run_one`, timed in the process that runs it: what the pools submit. Top-level so
+    that process pools and Dask workers can pickle it."""
+    cpu0, start = time.process_time(), time.time()
+    summary = run_one(resolved_toml, run_dir)
+    return RunTime(time.process_time() - cpu0, start, time.time(), summary)
+
+
 #: Environment variable naming a file to which every run a sweep executes (not one taken from
 #: the cache) appends one JSON line: ``run_dir``, ``cpu_s`` (the worker's CPU for the run,
 #: writing its directory included) and ``wall_s``. Where a reproduction's CPU goes, per
@@ -368,23 +391,26 @@ def _clean_stale(runs: Path) -> None:
     output.clean_stale(runs)
 
 
-class _Progress:
-    """A rich progress bar, or nothing."""
+class Progress:
+    """Rich progress bars, one per sweep (a reproduction's papers share one pool), or nothing.
 
-    def __init__(self, enabled: bool, total: int, cached: int) -> None:
+    ``bars``: ``(name, points, points already finished)`` per sweep."""
+
+    def __init__(self, enabled: bool, bars: Sequence[tuple[str, int, int]]) -> None:
         self._bar: Any = None
-        if enabled and total:
+        self._tasks: list[Any] = []
+        if enabled and any(total for _, total, _ in bars):
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
-                Progress,
                 TextColumn,
                 TimeElapsedColumn,
                 TimeRemainingColumn,
             )
+            from rich.progress import Progress as RichProgress
 
-            self._bar = Progress(
-                TextColumn("[bold]sweep"),
+            self._bar = RichProgress(
+                TextColumn("[bold]{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[note]}"),
@@ -392,12 +418,18 @@ class _Progress:
                 TimeRemainingColumn(),
                 transient=False,
             )
-            self._task = self._bar.add_task("runs", total=total, completed=cached, note="")
+            for name, total, done in bars:
+                self._tasks.append(self._bar.add_task(name, total=total, completed=done, note=""))
             self._bar.start()
 
-    def advance(self, note: str = "") -> None:
+    def advance(self, bar: int = 0, note: str = "") -> None:
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, note=note)
+            self._bar.update(self._tasks[bar], advance=1, note=note)
+
+    def note(self, bar: int, note: str) -> None:
+        """Replaces the note beside a bar (what happens to that sweep now)."""
+        if self._bar is not None:
+            self._bar.update(self._tasks[bar], note=note)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -433,13 +465,13 @@ def _die_with_parent(parent: int) -> None:
 _Close = Callable[[bool], None]
 
 
-def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Close]:
+def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[RunTime]], _Close]:
     if workers <= 1:
 
-        def submit_inline(text: str, run_dir: str) -> Future[str]:
-            fut: Future[str] = Future()
+        def submit_inline(text: str, run_dir: str) -> Future[RunTime]:
+            fut: Future[RunTime] = Future()
             try:
-                fut.set_result(run_one(text, run_dir))
+                fut.set_result(run_timed(text, run_dir))
             except Exception as e:
                 fut.set_exception(e)
             return fut
@@ -453,17 +485,17 @@ def _submit_local(workers: int) -> tuple[Callable[[str, str], Future[str]], _Clo
         initargs=(os.getpid(),),
     )
 
-    def submit(text: str, run_dir: str) -> Future[str]:
+    def submit(text: str, run_dir: str) -> Future[RunTime]:
         # The pool starts its workers inside submit. They are started with SIGINT blocked (the
         # mask survives exec), so a Ctrl-C at the terminal, which reaches the whole process
         # group, is handled once, by this process, which terminates them; a worker still
         # importing would otherwise print a KeyboardInterrupt traceback of its own. Blocked,
         # not ignored: a Ctrl-C in this moment is delivered here when it is unblocked.
         if threading.current_thread() is not threading.main_thread():
-            return pool.submit(run_one, text, run_dir)
+            return pool.submit(run_timed, text, run_dir)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            return pool.submit(run_one, text, run_dir)
+            return pool.submit(run_timed, text, run_dir)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
@@ -618,7 +650,7 @@ def _submit_dask(
         close = lambda abort: client.close()  # noqa: E731
 
     def submit(text: str, run_dir: str) -> Any:
-        return client.submit(run_one, text, run_dir, pure=False)
+        return client.submit(run_timed, text, run_dir, pure=False)
 
     return submit, close
 
@@ -645,166 +677,269 @@ def run_points(
     in the message. ``out_dir`` must be new, empty or an earlier aqmlab result unless ``force``
     (:mod:`aqmlab.output`); it is checked, and made absolute, before anything runs.
     """
+    check_points(points)
+    check_workers(workers)
+    out_dir = check_out(out_dir, force)
+    # One sweep at a time writes a directory: a second one gets one line, not a race.
+    with output.dest_lock(out_dir):
+        plan = SweepPlan(points, out_dir)
+        bar = Progress(progress, [("sweep", len(points), plan.finished)])
+        try:
+            with open_pool(
+                len(plan.todo),
+                workers,
+                client if client is not None else scheduler,
+                before=plan.open,
+            ) as submit:
+                tasks = [(plan.texts[h], str(plan.runs / h), h) for h in plan.todo]
+
+                def finished(h: str, exc: BaseException | None, rt: RunTime | None) -> None:
+                    for _ in range(plan.record(h, exc, rt)):
+                        bar.advance(note="failed" if exc is not None else "")
+
+                execute(tasks, submit, finished)
+        finally:
+            bar.close()
+        return plan.table(on_error)
+
+
+def check_points(points: Any) -> None:
+    """``points`` is a list of :class:`Point` (else a ``ScenarioError`` naming it)."""
     if not isinstance(points, (list, tuple)) or not all(isinstance(p, Point) for p in points):
         raise scenario_error(
             "points", repr(points)[:60], "a list of sweep.Point (from sweep.grid or load_sweep)"
         )
+
+
+def check_workers(workers: Any) -> None:
+    """``workers`` is None or a positive number of local processes."""
     if workers is not None and (
         not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
     ):
         raise scenario_error("workers", repr(workers), "an integer >= 1 (local processes)")
-    out_dir = output.check_destination(out_dir, force=force, kind="sweep").resolve()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    # One sweep at a time writes a directory: a second one gets one line, not a race.
-    with output.dest_lock(out_dir):
-        return _run_points_locked(
-            points, out_dir, workers, scheduler, progress, on_error, client, force
-        )
 
 
-def _run_points_locked(
-    points: list[Point],
-    out_dir: Path,
-    workers: int | None,
-    scheduler: str | None,
-    progress: bool,
-    on_error: str,
-    client: Any,
-    force: bool,
-) -> pd.DataFrame:
-    n = len(points)
-    errors: list[str | None] = [None] * n
-    texts_by_point: list[str | None] = [None] * n
-    first_error: ValueError | None = None
-    for i, point in enumerate(points):  # validated before anything is written or run
-        try:
-            texts_by_point[i] = resolve_point(point)
-        except ValueError as e:
-            errors[i] = f"invalid scenario: {' '.join(str(e).split())}"
-            first_error = first_error or e
-    if n and first_error is not None and all(e is not None for e in errors):
-        raise scenario_error(
-            getattr(first_error, "path", "") or "sweep",
-            f"every one of the {n} points is invalid, e.g. point 0 {points[0].labels}: "
-            f"{' '.join(str(first_error).split())}",
-            "a grid whose keys and values the scenario schema accepts",
-        )
-    runs = out_dir / "runs"
-    dask_target = client if client is not None else scheduler
+def check_out(out_dir: str | Path, force: bool) -> Path:
+    """A sweep's destination, checked (:func:`aqmlab.output.check_destination`), absolute, and
+    its parent made."""
+    out = output.check_destination(out_dir, force=force, kind="sweep").resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out
 
-    run_dirs: list[Path | None] = [None] * n
-    cached = [False] * n
-    pending: dict[str, list[int]] = {}  # hash -> indices of the points that share it
-    texts: dict[str, str] = {}
-    for i in range(n):
-        text = texts_by_point[i]
-        if text is None:
-            continue
-        h = point_hash(text)
-        run_dirs[i] = runs / h
-        if is_complete(runs / h):
-            cached[i] = True
-        else:
-            if (runs / h).exists():  # damaged: a truncated summary, a deleted table, ...
-                shutil.rmtree(runs / h, ignore_errors=True)
-            pending.setdefault(h, []).append(i)
-            texts[h] = text
 
-    todo = list(pending)
-    # hash -> the summary JSON its worker returned (the text it wrote as summary.json, after
-    # checking its invariants): the table below reads it instead of reading, hashing and
-    # checking the directory again (~4 ms of CPU a run, in this process, after the pool).
-    fresh: dict[str, str] = {}
-    # The cluster is reached before anything is written: a wrong address leaves no empty --out.
-    submit_close = _submit_dask(dask_target) if todo and dask_target is not None else None
-    try:
-        if out_dir.exists() and not out_dir.is_dir():  # force: a file stood there
-            out_dir.unlink()
-        runs.mkdir(parents=True, exist_ok=True)
-        marker = output.read_marker(out_dir)
+class SweepPlan:
+    """One sweep's points resolved, hashed and looked up in the cache under ``out_dir/runs/``,
+    then what became of each: the runs to do (:attr:`todo`, one per distinct hash), their
+    outcomes (:meth:`record`) and the runs table (:meth:`table`).
+
+    Reads only, but for removing a damaged run directory that must be run again; a scenario
+    the core rejects is that point's error, and a sweep whose every point is rejected raises
+    before anything is written."""
+
+    def __init__(self, points: Sequence[Point], out_dir: Path) -> None:
+        self.points = list(points)
+        self.out_dir = out_dir
+        self.runs = out_dir / "runs"
+        n = len(self.points)
+        self.errors: list[str | None] = [None] * n
+        self.run_dirs: list[Path | None] = [None] * n
+        self.cached = [False] * n
+        #: hash -> indices of the points that share it, for every run still to do.
+        self.pending: dict[str, list[int]] = {}
+        #: hash -> resolved scenario text, for every run still to do.
+        self.texts: dict[str, str] = {}
+        #: What the workers measured of each run this sweep executed.
+        self.times: list[RunTime] = []
+        #: hash -> the summary JSON its worker returned, for each run this sweep executed.
+        self.fresh: dict[str, str] = {}
+        first_error: ValueError | None = None
+        for i, point in enumerate(self.points):  # validated before anything is written or run
+            try:
+                text = resolve_point(point)
+            except ValueError as e:
+                self.errors[i] = f"invalid scenario: {' '.join(str(e).split())}"
+                first_error = first_error or e
+                continue
+            h = point_hash(text)
+            self.run_dirs[i] = self.runs / h
+            if is_complete(self.runs / h):
+                self.cached[i] = True
+                continue
+            if (self.runs / h).exists():  # damaged: a truncated summary, a deleted table, ...
+                shutil.rmtree(self.runs / h, ignore_errors=True)
+            self.pending.setdefault(h, []).append(i)
+            self.texts[h] = text
+        if n and first_error is not None and all(e is not None for e in self.errors):
+            raise scenario_error(
+                getattr(first_error, "path", "") or "sweep",
+                f"every one of the {n} points is invalid, e.g. point 0 {self.points[0].labels}: "
+                f"{' '.join(str(first_error).split())}",
+                "a grid whose keys and values the scenario schema accepts",
+            )
+        self._waiting = {h: len(ix) for h, ix in self.pending.items()}
+
+    @property
+    def todo(self) -> list[str]:
+        """The hashes of the runs to do, in the order of their first point."""
+        return list(self.pending)
+
+    @property
+    def finished(self) -> int:
+        """Points that need no run now: from the cache, rejected, or recorded."""
+        return len(self.points) - sum(self._waiting.values())
+
+    @property
+    def done(self) -> bool:
+        """Every run of this sweep has been recorded."""
+        return not any(self._waiting.values())
+
+    def open(self) -> None:
+        """Makes the directory a sweep result (its marker) with its ``runs/``, and removes the
+        temporaries a killed sweep left there."""
+        if self.out_dir.exists() and not self.out_dir.is_dir():  # force: a file stood there
+            self.out_dir.unlink()
+        self.runs.mkdir(parents=True, exist_ok=True)
+        marker = output.read_marker(self.out_dir)
         if marker is None or marker["kind"] != "sweep":  # new, or replaced with force
-            output.mark(out_dir, "sweep", files={})
-        _clean_stale(runs)
+            output.mark(self.out_dir, "sweep", files={})
+        _clean_stale(self.runs)
+
+    def record(self, h: str, exc: BaseException | None, rt: RunTime | None) -> int:
+        """The outcome of run ``h``: ``exc`` if it failed, else what its worker measured.
+        Returns how many points it finished."""
+        ix = self.pending[h]
+        for i in ix:
+            if isinstance(exc, InvariantError):
+                self.errors[i] = f"invalid results: {exc}"
+            elif exc is not None:
+                self.errors[i] = f"run failed: {type(exc).__name__}: {exc}"
+        if exc is not None and not is_complete(self.runs / h):
+            shutil.rmtree(self.runs / h, ignore_errors=True)
+        if rt is not None:
+            self.times.append(rt._replace(summary=""))
+            if exc is None and rt.summary:
+                self.fresh[h] = rt.summary
+        self._waiting[h] = 0
+        return len(ix)
+
+    def table(self, on_error: str = "record") -> pd.DataFrame:
+        """The runs table, also written to ``runs.parquet``: one row per point, in order. Every
+        failure is listed on stderr; ``on_error="raise"`` then raises them."""
+        rows = []
+        for i, point in enumerate(self.points):
+            row: dict[str, Any] = dict(point.labels)
+            d = self.run_dirs[i]
+            summary = None
+            if self.errors[i] is None and d is not None:
+                fresh = self.fresh.get(d.name)
+                summary = json.loads(fresh) if fresh is not None else cached_summary(d)
+            if summary is not None and d is not None:
+                for k, v in flatten(summary).items():
+                    row.setdefault(k, v)
+                row["run_dir"] = str(d)
+            else:
+                row["run_dir"] = None
+                if self.errors[i] is None:
+                    self.errors[i] = "run did not finish"
+            row["cached"] = self.cached[i]
+            row["error"] = self.errors[i]
+            rows.append(row)
+        import pandas as pd
+
+        df = pd.DataFrame(rows)
+        label_cols: dict[str, None] = {}
+        for point in self.points:
+            label_cols.update(dict.fromkeys(point.labels))
+        df.attrs["labels"] = list(label_cols)
+        write_runs_table(df, self.out_dir / "runs.parquet")
+        bad = [(i, e) for i, e in enumerate(self.errors) if e is not None]
+        if bad:
+            n = len(self.points)
+            msg = "\n".join(f"  point {i} {self.points[i].labels}: {e}" for i, e in bad)
+            print(f"{len(bad)} of {n} points failed:\n{msg}", file=sys.stderr)
+            if on_error == "raise":
+                raise RuntimeError(f"{len(bad)} of {n} points failed:\n{msg}")
+        return df
+
+
+#: Submits one run: ``submit(resolved_toml, run_dir)`` -> a future of its :class:`RunTime`.
+Submit = Callable[[str, str], Any]
+
+
+@contextlib.contextmanager
+def open_pool(
+    n_runs: int,
+    workers: int | None,
+    dask: Any = None,
+    *,
+    before: Callable[[], None] = lambda: None,
+) -> Iterator[Submit]:
+    """The workers of a sweep (or of several): local processes, ``workers`` of them (default:
+    every core, at most ``n_runs``; 1 runs in this process), or the Dask cluster ``dask`` (an
+    address or a ``distributed.Client``). A cluster is reached before ``before()`` writes
+    anything, so a wrong address leaves no empty output directory. On an exception (Ctrl-C)
+    the local workers' simulations are stopped at once; otherwise the pool is shut down once
+    its runs are done."""
+    submit_close = _submit_dask(dask) if n_runs and dask is not None else None
+    try:
+        before()
     except BaseException:
         if submit_close is not None:
             submit_close[1](True)
         raise
+    if not n_runs:
+        yield _no_runs
+        return
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
-    n_workers = max(1, min(n_workers, len(todo) or 1))
-    bar = _Progress(progress, total=n, cached=n - sum(len(v) for v in pending.values()))
-    failures = [i for i in range(n) if errors[i] is not None]
+    submit, close = submit_close or _submit_local(max(1, min(n_workers, n_runs)))
+    aborted = True
     try:
-        if todo:
-            if submit_close is not None:
-                submit, close = submit_close
-            else:
-                submit, close = _submit_local(n_workers)
-            aborted = True
-            try:
-                futures = {submit(texts[h], str(runs / h)): h for h in todo}
-                not_done = set(futures)
-                while not_done:
-                    if dask_target is not None:
-                        from distributed import wait as dwait
-
-                        done, not_done = dwait(list(not_done), return_when="FIRST_COMPLETED")
-                        done, not_done = set(done), set(not_done)
-                    else:
-                        done, not_done = wait(not_done, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        h = futures[fut]
-                        exc = fut.exception()
-                        if exc is None:
-                            fresh[h] = fut.result()
-                        for i in pending[h]:
-                            if isinstance(exc, InvariantError):
-                                errors[i] = f"invalid results: {exc}"
-                                failures.append(i)
-                            elif exc is not None:
-                                errors[i] = f"run failed: {type(exc).__name__}: {exc}"
-                                failures.append(i)
-                            bar.advance(note="failed" if exc is not None else "")
-                        if exc is not None and not is_complete(runs / h):
-                            shutil.rmtree(runs / h, ignore_errors=True)
-                aborted = False
-            finally:
-                close(aborted)
+        yield submit
+        aborted = False
     finally:
-        bar.close()
+        close(aborted)
 
-    rows = []
-    for i, point in enumerate(points):
-        row: dict[str, Any] = dict(point.labels)
-        d = run_dirs[i]
-        summary = None
-        if errors[i] is None and d is not None:
-            summary = json.loads(fresh[d.name]) if d.name in fresh else cached_summary(d)
-        if summary is not None and d is not None:
-            for k, v in flatten(summary).items():
-                row.setdefault(k, v)
-            row["run_dir"] = str(d)
-        else:
-            row["run_dir"] = None
-            if errors[i] is None:
-                errors[i] = "run did not finish"
-        row["cached"] = cached[i]
-        row["error"] = errors[i]
-        rows.append(row)
-    import pandas as pd
 
-    df = pd.DataFrame(rows)
-    label_cols: dict[str, None] = {}
-    for point in points:
-        label_cols.update(dict.fromkeys(point.labels))
-    df.attrs["labels"] = list(label_cols)
-    write_runs_table(df, out_dir / "runs.parquet")
-    if failures or any(e is not None for e in errors):
-        bad = [(i, e) for i, e in enumerate(errors) if e is not None]
-        msg = "\n".join(f"  point {i} {points[i].labels}: {e}" for i, e in bad)
-        print(f"{len(bad)} of {n} points failed:\n{msg}", file=sys.stderr)
-        if on_error == "raise":
-            raise RuntimeError(f"{len(bad)} of {n} points failed:\n{msg}")
-    return df
+def _no_runs(text: str, run_dir: str) -> Any:
+    raise AssertionError(f"no run was to be submitted, got {run_dir}")
+
+
+def execute(
+    tasks: Iterable[tuple[str, str, K]],
+    submit: Submit,
+    finished: Callable[[K, BaseException | None, RunTime | None], None],
+) -> None:
+    """Submits every task ``(resolved_toml, run_dir, key)`` in order and calls
+    ``finished(key, exception or None, RunTime or None)`` in this thread as each run ends, in
+    the order they end; returns when every one has. The pool feeds its workers from its own
+    thread, so ``finished`` may take its time (write a report) while the runs go on."""
+    ended: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    keys: dict[int, K] = {}  # by id(): a future is alive until its end is handled
+    alive: list[Any] = []
+
+    def handle(block: bool) -> None:
+        while keys:
+            try:
+                fut = ended.get(timeout=0.5) if block else ended.get_nowait()
+            except queue.Empty:
+                if block:
+                    continue
+                return
+            key = keys.pop(id(fut))
+            exc = fut.exception()
+            finished(key, exc, fut.result() if exc is None else None)
+            block = False  # then only what has already ended
+
+    for text, run_dir, key in tasks:
+        fut = submit(text, run_dir)
+        keys[id(fut)] = key
+        alive.append(fut)
+        # Runs in the thread that completes the future (this one for an inline run).
+        fut.add_done_callback(ended.put)
+        if fut.done():  # ran in this process: its end is handled before the next run starts
+            handle(block=False)
+    while keys:
+        handle(block=True)
 
 
 def write_runs_table(df: pd.DataFrame, path: Path) -> None:
