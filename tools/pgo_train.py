@@ -1,8 +1,9 @@
 """Training runs for the profile-guided build of the extension (``tools/pgo.sh``).
 
 Runs, through the instrumented extension, a spread of what users run: the demo's DropTail
-(Reno and SACK), RED and gentle RED, a CoDel, an FQ-CoDel and a PIE bottleneck, and the
-parking-lot topology, each shortened so that the whole set takes a few seconds. The
+(Reno and SACK), RED and gentle RED, a CoDel, an FQ-CoDel and a PIE bottleneck, the
+parking-lot topology, and two paper scenarios (GREEN-TCP with 200 flows, RED with ECN, both with
+ns-2's TCP agents), each shortened so that the whole set takes a few seconds. The
 benchmark dumbbells (bench/scenarios/) are deliberately not in the set, so that ``make
 bench``'s figure for the profile-guided extension is not measured on its own training data.
 The profile only steers the compiler (inlining, block layout); results are the same with or
@@ -40,6 +41,16 @@ RUNS: list[tuple[str, dict[str, object]]] = [
         {"duration": "40s", "warmup": "10s", "bottleneck.qdisc.kind": "pie"},
     ),
     ("scenarios/examples/parking_lot.toml", {}),
+    # The paper scenarios' paths: ns-2's TCP agents (`tcp.model = "ns2"`), GREEN-TCP with
+    # hundreds of flows, RED with ECN.
+    (
+        "python/aqmlab/data/papers/green_tcp_000/exp1.toml",
+        {"duration": "15s", "flows.0.count": 200},
+    ),
+    (
+        "python/aqmlab/data/papers/adaptive_red_004/red_ecn.toml",
+        {"duration": "30s", "warmup": "10s"},
+    ),
 ]
 
 
