@@ -982,10 +982,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     if t["figure"].str.endswith(COUNT_KEPT).any():
         other = evaluate(CLAIMS, table(count_kept(runs)), ns2_refs(ID))
         # A claim whose runs were not all rerun keeps the default's verdict (see COUNT_RULE).
-        other = [
-            o if o.claim.id in COUNT_RULE.claims else m for m, o in zip(main, other, strict=True)
-        ]
-        rep.choice(COUNT_RULE, main, other)
+        rep.choice(COUNT_RULE, main, judged_on(COUNT_RULE, main, other))
     rep.section("Setup and readings")
     rep.text(setup_text())
     if quick:
