@@ -148,10 +148,14 @@ def test_scenarios_follow_the_paper() -> None:
     # Full: 6 x 5 main points and as many with the hold not doubled and with ns-2's thresholds
     # and buffer; exp. 1 and 3 x RED, Chablis with a 20 ms RTO floor (4); Chablis with count
     # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6); RED and FRED dropping (12);
-    # RED with ns-3's count rule (6).
+    # RED with ns-3's count rule (6); experiments 5 and 6 with 30 flows per cluster, every
+    # algorithm (10; full length only).
     assert len(paper.REPRODUCTION.points(quick=False)) == (
-        30 + 30 + 30 + 4 + 6 + 6 + 6 + 12 + 6
+        30 + 30 + 30 + 4 + 6 + 6 + 6 + 12 + 6 + 10
     ) * len(paper.SEEDS_FULL)
+    big = paper.scenario(5, "red", quick=False, settings=paper.CLUSTERS30)
+    assert [g["count"] for g in big["flows"]] == [30, 30, 30]
+    assert [g["count"] for g in paper.scenario(5, "red", quick=False)["flows"]] == [10, 10, 10]
     assert paper.scenario(4, "red", False)["bottleneck"]["qdisc"]["forced_resets_count"] is True
     kept = paper.scenario(4, "red", False, paper.COUNT_KEPT)["bottleneck"]["qdisc"]
     assert "forced_resets_count" not in kept
