@@ -206,6 +206,17 @@ def test_flow_measures_on_a_hand_made_experiment() -> None:
     assert d.ends("1", "csfq", "low-long") == [pytest.approx(0.05)]
 
 
+def test_explanations_name_each_experiments_own_latencies() -> None:
+    """The round-trip latencies the explanations print are each experiment's own (experiment
+    6's clusters are 20 / 80 / 320 ms, not experiment 5's 50 / 100 / 200)."""
+    assert [paper._rtt("6D", c) for c in paper.CLUSTERS] == [20, 80, 320]
+    assert [paper._rtt("5B", c) for c in paper.CLUSTERS] == [50, 100, 200]
+    assert [paper._rtt("2", c) for c in paper.CLUSTERS] == [50, 100, 200]
+    assert (paper._rtt("1", "flow 0"), paper._rtt("1", "flow 29")) == (20, 310)
+    assert (paper._rtt("3", "flow 0"), paper._rtt("3", "flow 7")) == (20, 200)
+    assert (paper._rtt("4", "flow 0"), paper._rtt("4", "flow 7")) == (200, 20)
+
+
 def test_fig8_reading_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None:
     out, _ = quick
     md = (out / "report.md").read_text()
