@@ -1631,8 +1631,8 @@ NOT_SEPARATE = [
     f"{_no('f14-drop-rate', 'f14-more-goodput-some', 'f14-at-most-50kbps-lower')}.",
     "§2.3: Fig. 4's fitted exponent 'a ... about 0.63' is an analysis of eq. 1, not a "
     "simulation; it depends on inputs the text does not give (t_RTO against R, the range of p, "
-    "the fit) and Fig. 4 is lost, so it is not checked (the exponents run are §3.1's tuned 1.6 "
-    "and 1.4, and alpha = beta = 1 as a set-up choice).",
+    "the fit) and Fig. 4 is lost, so it is not checked (the exponents run here are §3.1's tuned "
+    "1.6 and 1.4 and, as a set-up choice, alpha = beta = 1).",
     "§3: 'Chablis achieves reasonable fairness, significantly closer to DRR than RED, and Chablis "
     "is moderately fairer than CSFQ and FRED' restates claims "
     f"{_no('s1-far-superior-to-red', 's1-fairer-than-csfq-fred', 's1-drr-equivalent-most')} "
