@@ -10,7 +10,8 @@
 The claims are :data:`CLAIMS` (one row per sentence of §3 that states a result), evaluated by
 :mod:`aqmlab.claims`. The fast-flow probability's two readings (``fast_p`` = raised, the prose;
 printed, the formula), the unresponsive-flow rule on/off, the MRUL's counting window (1 s
-halving or cumulative) and the slow-flow raise k (10; 0 and 35) run beside the main runs, in a
+halving or cumulative), the slow-flow raise k (10; 0 and 35) and the MRUL's size (100; 16 in
+the web experiment) run beside the main runs, in a
 section of their own: they are not claims, and the claims are judged on each as set-up choices.
 """
 
@@ -47,8 +48,9 @@ of each experiment, not the rest):
   and sink link (10 Mbps, tau_r). ACKs return over the same links.
 - RED and SFRED: min_th 5, max_th 15, w_q 0.002, max_p 0.1, dropping (no ECN). SFRED alpha =
   beta = 0.1, eta = 10 packets (§2); its MRUL size (100), slow-flow threshold raise k (10 packets)
-  and counting window (1 s halving) are not in the paper: the `sfred` kind's defaults. The MRUL
-  never fills here (at most 32 flows); the counting window is a set-up choice run both ways
+  and counting window (1 s halving) are not in the paper: the `sfred` kind's defaults. An MRUL
+  of 100 never fills here (at most 32 flows); its size is a set-up choice run both ways (16,
+  half the web experiment's flows, in the web experiment), and so is the counting window
   (halved every 1 s, or counted from each flow's first packet as §2.1 words it), and so is k:
   k = eta = 10 reserves room for the eta packets a new flow sends before it can see three
   duplicate ACKs; k = 0 (no slow-flow protection) and k = 35 (the thresholds raised to 40 / 50,
