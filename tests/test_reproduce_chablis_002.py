@@ -46,6 +46,7 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert "Set-up choice run both ways: RED's and FRED's ECN" in md
     assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
     assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
+    assert "Set-up choice run both ways: Experiments 5 and 6: the part of each period" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
@@ -117,6 +118,13 @@ def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFram
             # At most the link rate, plus 1 %: a 250 ms bin at the receivers can hold a packet
             # that left the bottleneck in the bin before.
             assert 7.0 < sum(row["values"].values()) <= 10.0 * 1.01
+    # The whole period (the set-up choice PERIOD_WINDOW) averages more bins than its last two
+    # thirds, and the two differ: the first third after a change is not the steady state.
+    whole = paper.units(paper.main_runs(runs), quick=True, skip=0.0)
+    a = u[u["key"] == "5B"].sort_values(["algorithm", "seed"])
+    b = whole[whole["key"] == "5B"].sort_values(["algorithm", "seed"])
+    assert list(a["algorithm"]) == list(b["algorithm"])
+    assert any(x != y for x, y in zip(a["min"], b["min"], strict=True))
 
 
 def test_jain_and_aggregate_over_seeds() -> None:
