@@ -10,9 +10,10 @@ report).
 
 The claims are :data:`CLAIMS` (one row per sentence of §1, §3 and §4 that states a result),
 evaluated by :mod:`aqmlab.claims` on the per-seed goodputs. The set-up choices (the ECN
-one-segment hold, the lost Fig. 7's thresholds and buffer, eq. 4's exponents, the reading of
-Fig. 8's "near the horizontal line") are judged under both readings, the default's verdicts
-counted. Sensitivity runs (count-based spacing, true RTT labels, the RTO floor in experiments 1
+one-segment hold, the lost Fig. 7's thresholds and buffer, RED's and FRED's ECN, eq. 4's
+exponents, RED's early-drop count after a forced drop, experiments 5 and 6's flows per cluster
+and the part of each period measured, the reading of Fig. 8's "near the horizontal line") are
+judged under both readings, the default's verdicts counted. Sensitivity runs (count-based spacing, true RTT labels, the RTO floor in experiments 1
 and 3) are sections of their own, never claims.
 """
 
