@@ -18,6 +18,7 @@ section of their own: they are not claims, and the claims are judged on each as 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,6 +233,7 @@ class Measured:
     policy_ftp2: dict[str, list[float]]  # ftp2: §2.3's policy drops per run
     fair_dev: dict[str, list[float]]  # web: |ftp1 - fair| + |ftp2 - fair| (Mbps)
     within: dict[str, list[float]]  # web: share of transfers done within 2 s
+    spread: dict[str, list[float]]  # web: 90th minus 10th percentile of the transfer delay (s)
     mean_s: dict[str, list[float]]
     variance: dict[str, list[float]]
     tcp: dict[str, list[float]]  # cbr: TCP goodput total
@@ -241,7 +243,7 @@ class Measured:
 
 def measure(runs: pd.DataFrame) -> Measured:
     fair = BOTTLENECK_MBPS / 32.0
-    m = Measured({}, {}, {}, {}, {}, {}, {}, {}, {}, {})
+    m = Measured({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
     for a in ALGORITHMS:
         g2 = group_goodput_seeds(runs, "ftp2", a)
         m.gap[a] = [abs(s - lg) for s, lg in zip(g2["ftp1"], g2["ftp2"], strict=True)]
@@ -257,6 +259,10 @@ def measure(runs: pd.DataFrame) -> Measured:
         rows = _rows(runs, "web", a)
         ds = [_delays(r) for r in rows]
         m.within[a] = [float((d <= WITHIN_S).mean()) if d.size else float("nan") for d in ds]
+        m.spread[a] = [
+            float(np.percentile(d, 90) - np.percentile(d, 10)) if d.size else float("nan")
+            for d in ds
+        ]
         tr = [load_summary(r["run_dir"])["groups"]["web"].get("transfers", {}) for r in rows]
         m.mean_s[a] = [float(t.get("mean_s", float("nan"))) for t in tr]
         m.variance[a] = [float(t.get("variance_s2", float("nan"))) for t in tr]
@@ -528,6 +534,35 @@ MRUL_SIZE = Choice(
     "forget flows as a router with more flows than N would. The two-FTP and CBR experiments "
     "(2 and 4 flows) are the same under both and are not rerun.",
 )
+STABLE_READING = Choice(
+    name="Fig. 6's 'more stable'",
+    default="more transfers finished within 2 s than under RED (the sentence's own 'in that')",
+    other="a narrower spread of the transfer delay: 90th minus 10th percentile",
+    why="the sentence gives its yardstick ('more stable than RED, in that most of the "
+    "transmissions finish in 2s'); 'stable' alone would read as a narrow distribution, which "
+    "Table 1's variance (claim table1-variance) checks by its second moment and this reading by "
+    "the width of the CDF's middle 80 %. Only this claim's reading changes, on the same runs.",
+    claims=("fig6-more-stable",),
+)
+
+
+def _stable_by_spread(claims: list[Claim]) -> list[Claim]:
+    """The claims with Fig. 6's 'more stable' read by the spread of the delays
+    (:data:`STABLE_READING`)."""
+    return [
+        dataclasses.replace(
+            c,
+            metric="90th minus 10th percentile of the web transfer delay (s)",
+            op="<",
+            unit="s",
+            measure=_pair("spread", "web transfers"),
+        )
+        if c.id in STABLE_READING.claims
+        else c
+        for c in claims
+    ]
+
+
 COUNT_RULE = count_rule.choice(
     "§3: 'simulating the network in Figure 1 with NS2'",
     "RED in every experiment and seed (SFRED does not read the key)",
@@ -758,6 +793,7 @@ def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
             other = pd.concat([other, same], ignore_index=True)
             other.loc[other["algorithm"] == "sfred", "reading"] = "raised"
             rep.choice(choice, main_res, evaluate(CLAIMS, measure(other), ns2_refs(ID)))
+    rep.choice(STABLE_READING, main_res, evaluate(_stable_by_spread(CLAIMS), m, ns2_refs(ID)))
     kept = all_runs[all_runs["reading"] == count_rule.KEPT]
     if not kept.empty:
         other = pd.concat([runs[runs["algorithm"] != "red"], kept.assign(reading="-")])
