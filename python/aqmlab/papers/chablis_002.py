@@ -13,8 +13,9 @@ evaluated by :mod:`aqmlab.claims` on the per-seed goodputs. The set-up choices (
 one-segment hold, the lost Fig. 7's thresholds and buffer, RED's and FRED's ECN, eq. 4's
 exponents, RED's early-drop count after a forced drop, experiments 5 and 6's flows per cluster
 and the part of each period measured, the reading of Fig. 8's "near the horizontal line") are
-judged under both readings, the default's verdicts counted. Sensitivity runs (count-based spacing, true RTT labels, the RTO floor in experiments 1
-and 3) are sections of their own, never claims.
+judged under both readings, the default's verdicts counted. Sensitivity runs (count-based
+spacing, true RTT labels, the RTO floor in experiments 1 and 3) are sections of their own, never
+claims.
 """
 
 from __future__ import annotations
@@ -1638,6 +1639,9 @@ NOT_SEPARATE = [
     "§1: 'These Chablis improvements in fairness are accomplished while providing performance "
     "similar to RED with respect to drop rate, goodput and throughput' is claims "
     f"{_no('f14-drop-rate', 'f14-more-goodput-some', 'f14-at-most-50kbps-lower')}.",
+    "§2.2-2.3: 'The value of 0.1 is necessary to quickly detect changes in the RTT of incoming "
+    "packets' and 'No per flow state information is required' describe the design; the paper "
+    "shows no run with another w_RTT.",
     "§2.3: Fig. 4's fitted exponent 'a ... about 0.63' is an analysis of eq. 1, not a "
     "simulation; it depends on inputs the text does not give (t_RTO against R, the range of p, "
     "the fit) and Fig. 4 is lost, so it is not checked (the exponents run here are §3.1's tuned "

@@ -586,6 +586,9 @@ NOT_SEPARATE = [
     "RED' summarises Figs. 2-5 (claims 1-3).",
     "§6: 'with only limited resource usage' is about memory (the MRUL's size), not a result of "
     "the simulations.",
+    "Abstract, §1 and §6: 'the complexity of SFRED is proportional to the size of the MRUL but "
+    "not coupled with the queue buffer size or the number of active flows, so it is scalable' "
+    "is about the algorithm's cost, which the paper does not measure.",
     "§2.2: 'applying a strict bandwidth limitation (e.g. dropping all packets received from a "
     "flow except the first five in each 0.5s interval) results in lower than fair rate "
     "throughput for a TCP flow' argues the design; the paper shows no run of it.",
