@@ -773,7 +773,9 @@ def _why_chablis(d: Data, r: Any, only: str = "") -> str:
         key = k.label.split()[1].rstrip(":")
         if key in d.keys and key not in keys:
             keys.append(key)
-    parts, over, under = [], [], []
+    parts: list[str] = []
+    over: list[str] = []
+    under: list[str] = []
     for key in keys:
         rows = d.rows(key, "chablis")["values"]
         mean = {n: float(np.mean([v[n] for v in rows])) for n in rows.iloc[0]}
@@ -975,6 +977,11 @@ _NEAR_DRR: list[tuple[str, str, str, float]] = [
 ]
 
 
+def _near_drr_measure(k: str) -> Any:
+    """The measure of one :data:`_NEAR_DRR` sentence: Chablis against DRR in period ``k``."""
+    return lambda d: _ratio_cases(d, "chablis", "drr", [k])
+
+
 def _near_drr_claims(e: int) -> list[Claim]:
     """One claim per sentence of :data:`_NEAR_DRR` in experiment ``e``."""
     return [
@@ -995,7 +1002,7 @@ def _near_drr_claims(e: int) -> list[Claim]:
                 if tol < NEAR_DRR
                 else ""
             ),
-            measure=lambda d, k=k: _ratio_cases(d, "chablis", "drr", [k]),
+            measure=_near_drr_measure(k),
         )
         for k, word, quote, tol in _NEAR_DRR
         if k.startswith(str(e))
