@@ -46,6 +46,7 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert "Set-up choice run both ways: RED's and FRED's ECN" in md
     assert "Set-up choice run both ways: Chablis's eq. 4 exponents" in md
     assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
+    assert "Set-up choice run both ways: Experiments 5 and 6: the part of each period" in md
     assert sorted(set(runs["algorithm"])) == sorted(paper.ALGORITHMS)
     doc = json.loads((out / "claims.json").read_text())
     assert len(doc) == len(paper.CLAIMS)
@@ -117,6 +118,13 @@ def test_cluster_experiments_measure_every_period(quick: tuple[Path, pd.DataFram
             # At most the link rate, plus 1 %: a 250 ms bin at the receivers can hold a packet
             # that left the bottleneck in the bin before.
             assert 7.0 < sum(row["values"].values()) <= 10.0 * 1.01
+    # The whole period (the set-up choice PERIOD_WINDOW) averages more bins than its last two
+    # thirds, and the two differ: the first third after a change is not the steady state.
+    whole = paper.units(paper.main_runs(runs), quick=True, skip=0.0)
+    a = u[u["key"] == "5B"].sort_values(["algorithm", "seed"])
+    b = whole[whole["key"] == "5B"].sort_values(["algorithm", "seed"])
+    assert list(a["algorithm"]) == list(b["algorithm"])
+    assert any(x != y for x, y in zip(a["min"], b["min"], strict=True))
 
 
 def test_jain_and_aggregate_over_seeds() -> None:
@@ -148,10 +156,14 @@ def test_scenarios_follow_the_paper() -> None:
     # Full: 6 x 5 main points and as many with the hold not doubled and with ns-2's thresholds
     # and buffer; exp. 1 and 3 x RED, Chablis with a 20 ms RTO floor (4); Chablis with count
     # spacing (6), with true RTTs (6) and with alpha = beta = 1 (6); RED and FRED dropping (12);
-    # RED with ns-3's count rule (6).
+    # RED with ns-3's count rule (6); experiments 5 and 6 with 30 flows per cluster, every
+    # algorithm (10; full length only).
     assert len(paper.REPRODUCTION.points(quick=False)) == (
-        30 + 30 + 30 + 4 + 6 + 6 + 6 + 12 + 6
+        30 + 30 + 30 + 4 + 6 + 6 + 6 + 12 + 6 + 10
     ) * len(paper.SEEDS_FULL)
+    big = paper.scenario(5, "red", quick=False, settings=paper.CLUSTERS30)
+    assert [g["count"] for g in big["flows"]] == [30, 30, 30]
+    assert [g["count"] for g in paper.scenario(5, "red", quick=False)["flows"]] == [10, 10, 10]
     assert paper.scenario(4, "red", False)["bottleneck"]["qdisc"]["forced_resets_count"] is True
     kept = paper.scenario(4, "red", False, paper.COUNT_KEPT)["bottleneck"]["qdisc"]
     assert "forced_resets_count" not in kept
@@ -200,6 +212,17 @@ def test_flow_measures_on_a_hand_made_experiment() -> None:
     assert d.ends("1", "csfq", "top-rest") == [pytest.approx(fair)]
     assert d.ends("1", "csfq", "low-short") == [pytest.approx(0.2)]
     assert d.ends("1", "csfq", "low-long") == [pytest.approx(0.05)]
+
+
+def test_explanations_name_each_experiments_own_latencies() -> None:
+    """The round-trip latencies the explanations print are each experiment's own (experiment
+    6's clusters are 20 / 80 / 320 ms, not experiment 5's 50 / 100 / 200)."""
+    assert [paper._rtt("6D", c) for c in paper.CLUSTERS] == [20, 80, 320]
+    assert [paper._rtt("5B", c) for c in paper.CLUSTERS] == [50, 100, 200]
+    assert [paper._rtt("2", c) for c in paper.CLUSTERS] == [50, 100, 200]
+    assert (paper._rtt("1", "flow 0"), paper._rtt("1", "flow 29")) == (20, 310)
+    assert (paper._rtt("3", "flow 0"), paper._rtt("3", "flow 7")) == (20, 200)
+    assert (paper._rtt("4", "flow 0"), paper._rtt("4", "flow 7")) == (200, 20)
 
 
 def test_fig8_reading_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import tomllib
@@ -34,8 +35,9 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     md = (out / "report.md").read_text()
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
     # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus six more SFRED readings,
-    # and RED with ns-3's count rule (the set-up choice COUNT_RULE).
-    assert len(runs) == 3 * 3 * (2 + 6 + 1)
+    # and RED with ns-3's count rule (the set-up choice COUNT_RULE); an MRUL of 16 flows in
+    # the web experiment only (3 seeds).
+    assert len(runs) == 3 * 3 * (2 + 6 + 1) + 3
     assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
     assert set(runs["reading"]) == {
         count_rule.KEPT,
@@ -47,7 +49,14 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
         "raised, cumulative",
         "raised, k 0",
         "raised, k 35",
+        f"raised, MRUL {paper.MRUL_SMALL}",
     }
+    small = runs[runs["reading"] == f"raised, MRUL {paper.MRUL_SMALL}"]
+    assert set(small["experiment"]) == {"web"}
+    for d in small["run_dir"]:
+        sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
+        assert sc["bottleneck"]["qdisc"]["mrul_size"] == paper.MRUL_SMALL
+    assert "## Set-up choice run both ways: SFRED's MRUL size N" in md
     cum = runs[runs["reading"] == "raised, cumulative"]
     assert len(cum) == 3 * 3
     for d in cum["run_dir"]:
@@ -87,6 +96,15 @@ def test_web_transfer_delays_are_measured(quick: tuple[Path, pd.DataFrame]) -> N
         paper.transfer_stats(runs, "sfred")["variance"]
         < paper.transfer_stats(runs, "red")["variance"]
     )
+    # Fig. 6's 'more stable' read as the spread (the set-up choice STABLE_READING): the 90th
+    # minus the 10th percentile of each seed's delays, what the other reading compares.
+    m = paper.measure(runs)
+    for a in paper.ALGORITHMS:
+        per = [paper._delays(r) for r in paper._rows(runs, "web", a)]
+        want = [float(np.percentile(d, 90) - np.percentile(d, 10)) for d in per]
+        assert m.spread[a] == pytest.approx(want) and all(x > 0 for x in want)
+    md = (quick[0] / "report.md").read_text()
+    assert "## Set-up choice run both ways: Fig. 6's 'more stable'" in md
 
 
 def test_two_ftp_flows_share_more_fairly_under_sfred(quick: tuple[Path, pd.DataFrame]) -> None:
