@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import re
 import time
 from collections.abc import Callable
@@ -1097,6 +1098,122 @@ def _no_alpha_low(d: Data) -> list[Case]:
     return out
 
 
+#: 'roughly the same' (§6.3, §7.1.1): within 25 %.
+ROUGHLY = 0.25
+#: 'negligible' (§2): a relative change within 3 %, the step 'comparable' allows utilisation.
+NEGLIGIBLE = 0.03
+#: The low-bandwidth or short-lived flow group beside the FTP flows, by experiment.
+OTHER_GROUP = {2: "pareto", 3: "dialup"}
+GROUP_NAMES = {"pareto": "Pareto flows", "dialup": "56 kbps flows"}
+
+
+def _loss_per_scheme(d: Data) -> list[Case]:
+    """Experiment 1, each N: each scheme's loss over the mean of the five schemes' (per seed)."""
+    out = []
+    for n in d.ns(1):
+        mean = np.mean([d.v(1, a, n, "loss_pct") for a in MAIN], axis=0)
+        out += [
+            Case(
+                f"exp. 1, N={n}, {LABELS[a]}", list(np.divide(d.v(1, a, n, "loss_pct"), mean)), 1.0
+            )
+            for a in MAIN
+        ]
+    return out
+
+
+def _loss_per_flow(d: Data) -> list[Case]:
+    """Experiment 1 at N = 100, 250, 400 (those run): the shortest-RTT fifth's loss over the
+    longest-RTT fifth's, each scheme."""
+    return [
+        Case(f"exp. 1, N={n}, {LABELS[a]}", d.loss_bias(a, n), 1.0)
+        for a in MAIN
+        for n in d.ns(1)
+        if n in N_23
+    ]
+
+
+def _why_loss_spread(d: Data, r: Any) -> str:
+    """The schemes whose loss is not within 25 % of the five schemes' mean, by N."""
+    off = [f"{k.label} {k.lhs:.2f}" for k in r.cases if k.verdict != "holds"]
+    return (
+        "loss over the five schemes' mean where the case does not hold: "
+        + ", ".join(off)
+        + f" (SFB's by N: {_curve(d, 1, 'sfb', 'loss_pct', '.3f')} %, the mean of the five "
+        + ", ".join(
+            f"{np.mean([d.v(1, a, n, 'loss_pct') for a in MAIN]):.3f} ({n})" for n in d.ns(1)
+        )
+        + " %)"
+        if off
+        else ""
+    )
+
+
+def _why_loss_per_flow(d: Data, r: Any) -> str:
+    """The per-flow reading: eq. 3's p goes as 1/RTT^2, so GREEN drops the short-RTT flows'
+    packets more often by design."""
+    ratio = (470.0 / 72.0) ** 2
+    return (
+        "per flow, GREEN-Embedded's short/long-RTT loss ratio by N: "
+        + ", ".join(
+            f"{np.mean(d.loss_bias('green_embedded', n)):.2f} ({n})" for n in d.ns(1) if n in N_23
+        )
+        + f"; eq. 3 sets p in proportion to 1/RTT^2, {ratio:.0f} times higher for a 72 ms flow "
+        "than for a 470 ms one: GREEN equalises rates by giving flows different loss rates"
+    )
+
+
+def _alpha_negligible(d: Data) -> list[Case]:
+    """Experiments 2 and 3: the background group's goodput with alpha(t) over without, - 1."""
+    return [
+        Case(
+            f"exp. {e}, N={n}, {LABELS[a]}",
+            [
+                x / y - 1.0
+                for x, y in zip(
+                    d.group_goodput(e, a, n, OTHER_GROUP[e]),
+                    d.group_goodput(e, f"{a}_no_alpha", n, OTHER_GROUP[e]),
+                    strict=True,
+                )
+            ],
+            0.0,
+        )
+        for e in (2, 3)
+        for a in GREEN_VARIANTS
+        for n in d.ns(e)
+    ]
+
+
+def _why_alpha_negligible(d: Data, r: Any) -> str:
+    """Where a case fails: the group's goodput and drops with and without alpha(t), and the mean
+    alpha(t)."""
+    parts = []
+    for k in r.cases:
+        if k.verdict == "holds":
+            continue
+        found = re.match(r"exp\. (\d+), N=(\d+), (.+)$", k.label)
+        if not found:
+            continue
+        e, n = int(found[1]), int(found[2])
+        a = next(x for x in GREEN_VARIANTS if LABELS[x] == found[3])
+        g = OTHER_GROUP[e]
+
+        def drops(algo: str, e: int = e, n: int = n, g: str = g) -> float:
+            return float(
+                np.mean(
+                    [f.loc[f["group"] == g, "drops"].sum() for f in d._tables(e, algo, n, "flows")]
+                )
+            )
+
+        parts.append(
+            f"exp. {e}, N = {n}, {LABELS[a]}: the {GROUP_NAMES[g]}' goodput "
+            f"{np.mean(d.group_goodput(e, a, n, g)):.2f} Mbps with alpha(t) (mean "
+            f"{np.mean(d.v(e, a, n, 'alpha_mean')):.2f}), "
+            f"{np.mean(d.group_goodput(e, f'{a}_no_alpha', n, g)):.2f} without; its drops "
+            f"{drops(a):.0f} with, {drops(f'{a}_no_alpha'):.0f} without"
+        )
+    return "; ".join(parts)
+
+
 CLAIMS: list[Claim] = [
     Claim(
         id="e1-loss-below-2",
@@ -1685,44 +1802,235 @@ CLAIMS: list[Claim] = [
             for a in GREEN_VARIANTS
         ],
     ),
+    Claim(
+        id="e1-loss-same-all-flows",
+        where="§6.3, Fig. 2(d)",
+        quote="As we will see, (e.g., Fig. 2(d)), the packet-loss percentage is roughly the same "
+        "for all flows",
+        metric="experiment 1, each N: each scheme's loss over the mean of the five schemes'",
+        lhs_name="ratio",
+        op="~",
+        rhs_name="1",
+        tolerance=ROUGHLY,
+        tolerance_source="ours: 'roughly the same' read as claim 'e1-rtt-bias-corrected' reads "
+        "it, within 25 %; 'for all flows' read as the curves of Fig. 2(d) the sentence points to, "
+        "one per scheme (per flow: the measurement choice 'Loss the same for all flows: per "
+        "scheme or per flow')",
+        in_ns2=False,
+        explain=_why_loss_spread,
+        measure=_loss_per_scheme,
+    ),
+    Claim(
+        id="e2-3-alpha-negligible-short-flows",
+        where="§2",
+        quote="Moreover, alpha(t) has a negligible effect on short-lived and low bandwidth flows.",
+        metric="goodput of the Pareto (exp. 2) and 56 kbps (exp. 3) flows with alpha(t) over "
+        "without, - 1",
+        lhs_name="relative change",
+        op="~",
+        rhs_name="0",
+        tolerance=NEGLIGIBLE,
+        tolerance_source="ours: 'negligible' read as a change within 3 %, the step claim "
+        "'e1-utilisation-comparable' allows for 'comparable'",
+        in_ns2=False,
+        explain=_why_alpha_negligible,
+        measure=_alpha_negligible,
+    ),
+    Claim(
+        id="e1-window-near-perfect",
+        where="§6",
+        quote="we use window = 1sec, which results in near-perfect estimates in our simulations.",
+        metric="GREEN's flow count (mean over the 1 s windows from 3 s on) over N, experiment 1",
+        lhs_name="N-hat / N",
+        op="~",
+        rhs_name="1",
+        tolerance=0.02,
+        tolerance_source="ours: 'near-perfect' read as within 2 %",
+        in_ns2=False,
+        measure=_both_variants(
+            lambda a: lambda d: [Case(f"exp. 1, N={n}", d.n_hat(1, a, n), 1.0) for n in d.ns(1)]
+        ),
+    ),
+    Claim(
+        id="e1-no-alpha-extremely-fair",
+        where="§2",
+        quote="This drop policy gives extremely good results in terms of fairness when all flows "
+        "are long-lived, high-bandwidth flows (e.g., FTP).",
+        metric="Jain's index of GREEN with alpha = 1 (Feng et al.'s drop policy), experiment 1 "
+        "(FTP flows only), vs the best baseline",
+        lhs_name="GREEN-Embedded, alpha = 1",
+        op=">",
+        rhs_name="best of FRED / SFB / DropTail",
+        in_ns2=False,
+        adjective=Adjective("extremely good", offset=JAIN_STEP, why=JAIN_WHY),
+        measure=lambda d: [
+            Case(
+                f"exp. 1, N={n}",
+                d.v(1, "green_embedded_no_alpha", n, "jain"),
+                _best_baseline(d, 1, n, "jain"),
+            )
+            for n in d.ns(1)
+            if n in N_23
+        ],
+    ),
+    Claim(
+        id="e1-idmaps-distinguishes-rtts",
+        where="§7.1.1, Fig. 2(b)",
+        quote="despite its inaccuracy in RTT estimation, GREEN-IDMaps is able to distinguish "
+        "between longer and shorter RTT flows.",
+        metric=f"short/long-RTT packets-sent ratio, N = {FIG2B_N}",
+        lhs_name="GREEN-IDMaps' ratio",
+        op="<",
+        rhs_name="FRED's",
+        tolerance_source="none: any difference beyond the seed noise; 'distinguish' read as "
+        "correcting TCP's bias against long RTTs (Fig. 2(b)'s FRED curve, claim "
+        "'e1-fred-rtt-bias') in part",
+        in_ns2=False,
+        measure=lambda d: [versus("exp. 1", d.bias, Vs("green_idmaps", "fred"))],
+    ),
 ]
 NOT_SEPARATE = [
     "Abstract and §1: 'GREEN ensures much higher fairness between flows than other "
     "queue-management schemes' and 'GREEN still outperforms other flow-based AQM schemes, such "
     "as FRED and SFB, in terms of fairness, while still maintaining high link utilization and low "
-    "packet loss' restate claims 2, 9, 11 and 8.",
+    "packet loss' restate claims 'e1-embedded-fairest', 'e1-idmaps-beats-baselines', "
+    "'e1-utilisation-comparable' and 'e1-lowest-loss'; the abstract's 'short queue sizes' "
+    "restates 'e1-others-keep-queue-low'.",
+    "§2: 'GREEN performs extremely well; this adaptation parameter results in high utilization "
+    "of the link while providing high fairness between flows' announces claims "
+    "'e1-embedded-fairest' and 'e1-utilisation-comparable' (and 'e2-3-alpha-corrects').",
+    "§4 (related work): 'we expect the behavior of such schemes [PI, REM, AVQ] to be "
+    "similar to that of Droptail or RED, so we do not compare GREEN to PI, REM, or AVQ' and "
+    "'Under the scenarios that we test, these assumptions do not hold, and fairness suffers' are "
+    "expectations from those schemes' design (they assume equal RTTs), not results: the paper "
+    "says it does not run them, so neither do we.",
     "§6 (introducing the experiments): 'these experiments will show that GREEN is resilient to "
-    "such background traffic' announces claims 22 and 25-27.",
-    "§6.3: 'the packet-loss percentage is roughly the same for all flows' is not checked. Per "
-    "flow it contradicts GREEN's own rule: p = (N MSS c / (alpha L RTT))^2 drops the 72 ms flows "
-    "(470/72)^2, about 43 times, as often as the 470 ms flows by design; read as 'for all "
-    "schemes' it describes Fig. 2(d)'s curves, for which the paper gives no scale (claim 8 "
-    "compares the schemes' loss).",
+    "such background traffic' announces claims 'e2-green-fairer', 'e3-green-fairer' and "
+    "'e2-utilisation-comparable' to 'e2-low-variance'.",
     "§6.3: 'both GREEN-Embedded and GREEN-IDMaps are able to limit the rates of flows to their "
-    "fair share' is claims 2 and 9.",
+    "fair share' is claims 'e1-embedded-fairest' and 'e1-idmaps-beats-baselines' (its loss "
+    "premise is 'e1-loss-below-2').",
     "§7.1.1: 'The curve for Droptail shows us the fairness we would expect at most gateways in "
     "the Internet today' frames the baseline; it is not a result.",
     "§7.1.1: 'In summary, we see that GREEN performs extremely well even when accurate RTT "
-    "information is not available' restates claim 9; 'a solution based on IDMaps is indeed "
-    "practical and can be deployed in the Internet' is the paper's conclusion from it.",
+    "information is not available' restates claim 'e1-idmaps-beats-baselines'; 'a solution based "
+    "on IDMaps is indeed practical and can be deployed in the Internet' is the paper's "
+    "conclusion from it.",
     "§7.1.1 / §7.2: the explanations (FRED's two-packet allowance, SFB's RTT sensitivity, SFB's "
     "more stable queue behind its utilisation, FRED's and SFB's ways of keeping the queue low, "
     "GREEN's 'no sustained buildup in queue length' from matching the link rate, its low drop "
     "probabilities at small N, the model's accuracy, the background's variance) are reasons the "
-    "paper gives, not results; the queues they speak of are claims 14-21.",
+    "paper gives, not results; the queues they speak of are claims 'e1-droptail-queue-grows' to "
+    "'e1-green-variance-comparable'.",
     "§7.1 (on Figs. 2(e,f)): 'As the number of flows increases ..., GREEN is able to more "
-    "effectively control queue sizes' restates claim 18.",
+    "effectively control queue sizes' restates claim 'e1-green-queue-stabilises'.",
     "§7.1 (printed after the heading of §7.2 in the text copy): 'GREEN-IDMaps provides superior "
-    "fairness compared to Droptail, FRED, and SFB' is claim 9's plain comparison (and claim "
-    "22's IDMaps cases); its 'high link utilization' is claim 12.",
+    "fairness compared to Droptail, FRED, and SFB' is the plain comparison of "
+    "claim 'e1-idmaps-beats-baselines' (and claim 'e2-green-fairer''s IDMaps cases); its "
+    "'high link utilization' is claim 'e1-idmaps-utilisation'; 'GREEN is still able to "
+    "distinguish longer RTT flows from shorter RTT flows' is claim "
+    "'e1-idmaps-distinguishes-rtts'.",
     "§7.2: 'As the authors of [6] note, (their version of) GREEN will overestimate the number of "
-    "contending flows and this will result in the underutilization of the link' is claim 28.",
-    "§7.2.1: 'The remaining results are similar to that of Experiment 1' introduces claims 25-27.",
+    "contending flows and this will result in the underutilization of the link' is claim "
+    "'e2-3-without-alpha-50'.",
+    "§7.2.1: 'The remaining results are similar to that of Experiment 1' introduces claims "
+    "'e2-utilisation-comparable' to 'e2-low-variance'.",
     "§7.3.1: 'Hence Experiment 2 (with Pareto background traffic) shows how the variability in "
-    "traffic does affect GREEN's performance for higher traffic loads' restates claims 24 and 33.",
+    "traffic does affect GREEN's performance for higher traffic loads' restates claims "
+    "'e2-degrades' and 'e3-no-degradation'.",
     "§9: 'superior fairness to other schemes, while maintaining comparable link utilization, "
-    "low average queue size, and low queue size variance' restates claims 2, 11, 15, 21.",
+    "low average queue size, and low queue size variance' restates claims "
+    "'e1-embedded-fairest', 'e1-utilisation-comparable', 'e1-others-keep-queue-low' and "
+    "'e1-green-variance-comparable'.",
 ]
+
+
+# ---- measurement choices: the same runs, a claim's words read two ways ----------------------
+
+#: Which schemes 'stays well below 2%' speaks of (no runs: the same data, read two ways).
+LOSS_ALL_SCHEMES = Choice(
+    name="Loss well below 2 %: which schemes",
+    default="GREEN-Embedded and GREEN-IDMaps",
+    other="every scheme of the figure (GREEN's two variants, FRED, SFB, DropTail)",
+    why="the sentences are about GREEN: §6.3 goes on 'both GREEN-Embedded and GREEN-IDMaps are "
+    "able to limit the rates of flows to their fair share' because the loss stays low, and §7.3.1 "
+    "explains why GREEN's performance does not degrade; Fig. 2(d), which §6.3 cites, plots every "
+    "scheme, hence the other reading. The same runs, read both ways.",
+    claims=("e1-loss-below-2", "e3-loss-below-2"),
+)
+#: What 'for all flows' in §6.3's 'roughly the same for all flows' ranges over.
+LOSS_PER_FLOW = Choice(
+    name="Loss the same for all flows: per scheme or per flow",
+    default="each scheme's loss within 25 % of the five schemes' mean, at each N",
+    other="per flow: the shortest-RTT fifth's loss within 25 % of the longest-RTT fifth's, each "
+    "scheme, at N = 100, 250, 400",
+    why="the sentence points at Fig. 2(d), which plots one loss curve per scheme, not per flow; "
+    "per flow it would contradict GREEN's own rule, eq. 3's p in 1/RTT^2 (43 times higher for the "
+    "72 ms flows than for the 470 ms ones), which §2 presents as the way GREEN equalises rates. "
+    "The same runs, read both ways.",
+    claims=("e1-loss-same-all-flows",),
+)
+#: 'high link utilization' (GREEN-IDMaps, §7.1) as relative or absolute.
+HIGH_UTILISATION = Choice(
+    name="GREEN-IDMaps' high utilisation: relative or absolute",
+    default="within 3 points of the best baseline at each N (as 'comparable')",
+    other="at least 0.9 of the link at each N",
+    why="the sentence praises GREEN-IDMaps against the schemes of the same figure (Fig. 2(c)), "
+    "whose own utilisation at the smallest N is below 0.9; 0.9 is a round absolute bar. The "
+    "same runs, read both ways.",
+    claims=("e1-idmaps-utilisation",),
+)
+_LOSS_EXPERIMENT = {"e1-loss-below-2": 1, "e3-loss-below-2": 3}
+
+
+def _read_other(choice: Choice, c: Claim) -> Claim:
+    """Claim ``c`` read the other way of measurement choice ``choice``."""
+    if choice is LOSS_ALL_SCHEMES:
+        return dataclasses.replace(
+            c,
+            metric=f"every scheme's loss, experiment {_LOSS_EXPERIMENT[c.id]} (%)",
+            measure=_loss_below(_LOSS_EXPERIMENT[c.id], tuple(MAIN)),
+        )
+    if choice is LOSS_PER_FLOW:
+        return dataclasses.replace(
+            c,
+            metric="shortest-RTT fifth's loss over the longest-RTT fifth's, experiment 1",
+            explain=_why_loss_per_flow,
+            measure=_loss_per_flow,
+        )
+    return dataclasses.replace(
+        c,
+        rhs_name="0.9",
+        tolerance=0.0,
+        tolerance_source="ours: 'high' read as at least 0.9 of the link",
+        measure=lambda d: [
+            Case(f"exp. 1, N={n}", d.v(1, "green_idmaps", n, "utilisation"), 0.9) for n in d.ns(1)
+        ],
+    )
+
+
+#: Measurement choices: the same runs, one claim's words read two ways (no extra runs).
+MEASUREMENT_CHOICES = (LOSS_ALL_SCHEMES, LOSS_PER_FLOW, HIGH_UTILISATION)
+
+
+def _measurement_choices(d: Data, rep: Report) -> None:
+    """Each measurement choice: its claims under both readings (counted: the default), and a
+    sentence on each counted claim whose verdict the other reading moves."""
+    by_id = {r.claim.id: r for r in rep.results}
+    for choice in MEASUREMENT_CHOICES:
+        claims = [c for c in CLAIMS if c.id in choice.claims]
+        default = [by_id[c.id] for c in claims if c.id in by_id]
+        if len(default) != len(claims):
+            continue
+        other = evaluate([_read_other(choice, c) for c in claims], d, ns2_refs(ID))
+        rep.choice(choice, default, other)
+        for x, y in zip(default, other, strict=True):
+            if x.verdict != y.verdict:
+                note = (
+                    f"Measurement choice '{choice.name}': {x.verdict} under the default reading, "
+                    f"{y.verdict} read as '{choice.other}' (its section below)."
+                )
+                x.why = f"{x.why.rstrip('.')}. {note}" if x.why else note
 
 
 # ---- report ---------------------------------------------------------------------------------
@@ -1818,6 +2126,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     _alpha_section(m, ms, rep)
     _sack_section(ms, m, rep)
     _setup_choices(m_all, rep, quick)
+    _measurement_choices(Data(m), rep)
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 
