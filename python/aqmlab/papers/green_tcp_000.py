@@ -25,6 +25,13 @@ Readings where the paper leaves something open (also written into the report):
   reading reruns only the algorithms it changes, only at the N its claims read (FRED, SFB: 100
   and 400; IDMaps, the dial-up buffer: 400; SACK: 100, every algorithm), every seed: 60 runs at
   full length. Both readings are judged on those N only.
+- GREEN-Embedded's RTT for a packet without an RTT label (experiment 2's Pareto sources are
+  UDP and write none) is a set-up choice too: 100 ms (``default_rtt``) by default, the flow's
+  base RTT as the other reading (GREEN-Embedded with and without alpha(t), experiment 2, N =
+  100, 250, 400, every seed: 30 runs).
+- §4's CHOKe sentence: RED and CHOKe on experiment 1 at N = 100 and 400, every seed (20 runs),
+  both with FRED's thresholds (min_th 150, max_th 450 of the 600 packets; max_p 0.1, w_q
+  0.002), ns-2's RED defaults scaled to the buffer as FRED's are; not in the figures.
 - alpha(t) is bounded by N (green_tcp.rs; ours, the paper's law is unbounded). The bound
   binds in 14-32 % of the 1 s windows at N = 100 in experiment 1 (0-30 % in experiments 2 and
   3 at N = 100) and in none at N >= 150; the N = 100 cases it could touch fail either way.
@@ -69,7 +76,18 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import plots
-from aqmlab.claims import Adjective, Case, Choice, Claim, Result, Vs, evaluate, ns2_refs, versus
+from aqmlab.claims import (
+    Adjective,
+    Case,
+    Choice,
+    Claim,
+    Result,
+    Vs,
+    combine,
+    evaluate,
+    ns2_refs,
+    versus,
+)
 from aqmlab.reproduce import Paper, Report, load_base, published
 from aqmlab.scenario import apply_overrides
 from aqmlab.sweep import Point, load_table, run_points
@@ -105,6 +123,24 @@ ALGORITHMS: dict[str, dict[str, Any]] = {
         "ecn": False,
     },
     "droptail": {"kind": "droptail"},
+    # §4's CHOKe-vs-RED sentence: RED with FRED's thresholds (a quarter and three quarters of
+    # the buffer), CHOKe on the same RED.
+    "red": {
+        "kind": "red",
+        "min_th": 150.0,
+        "max_th": 450.0,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "ecn": False,
+    },
+    "choke": {
+        "kind": "choke",
+        "min_th": 150.0,
+        "max_th": 450.0,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "ecn": False,
+    },
     "green_embedded_no_alpha": {**GREEN, "rtt_source": "label", "adapt_alpha": False},
     "green_idmaps_no_alpha": {**GREEN, "rtt_source": "idmaps", "adapt_alpha": False},
 }
@@ -114,6 +150,8 @@ LABELS = {
     "fred": "FRED",
     "sfb": "SFB",
     "droptail": "DropTail",
+    "red": "RED",
+    "choke": "CHOKe",
     "green_embedded_no_alpha": "GREEN-Embedded, no alpha(t)",
     "green_idmaps_no_alpha": "GREEN-IDMaps, no alpha(t)",
 }
@@ -288,6 +326,38 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
         n=(400,),
         overrides={"flows.1.access_buffer": 50},
     ),
+    SetupChoice(
+        Choice(
+            name="GREEN-Embedded's RTT for unlabelled packets",
+            default="100 ms (default_rtt), for every packet without an RTT label",
+            other="the flow's base RTT, as GREEN-IDMaps looks it up",
+            why="§2: 'GREEN applies this marking probability to all arriving packets', and §5.1 "
+            "has the sender write its RTT into each packet, but never says what a sender that "
+            "does not (experiment 2's Pareto sources, which are UDP) carries. A router without "
+            "a label or an RTT service has only a constant, so the default is the constant "
+            "(an RTT at the short end of the paper's 72-470 ms). Only GREEN-Embedded's runs "
+            "change (with and without alpha(t)), in experiment 2, at every N.",
+            claims=(
+                "e2-green-fairer",
+                "e2-loss-about-2",
+                "e2-degrades",
+                "e2-utilisation-comparable",
+                "e2-low-queue",
+                "e2-low-variance",
+                "e2-3-without-alpha-50",
+                "e2-3-alpha-corrects",
+                "e2-3-alpha-negligible-short-flows",
+            ),
+        ),
+        setup="unlabelled-base-rtt",
+        experiment=2,
+        algorithms=("green_embedded", "green_embedded_no_alpha"),
+        n=tuple(N_23),
+        qdisc={
+            "green_embedded": {"unlabelled_rtt": "base"},
+            "green_embedded_no_alpha": {"unlabelled_rtt": "base"},
+        },
+    ),
 )
 SETUP_BY_KEY = {c.setup: c for c in SETUP_CHOICES}
 
@@ -372,7 +442,22 @@ def points(quick: bool) -> list[Point]:
         if _reads(e, a, n, quick)
         for s in (SEEDS_QUICK if quick else SEEDS[e])
     ]
-    return paper + setup_points(quick)
+    return paper + setup_points(quick) + related_points(quick)
+
+
+#: §4's CHOKe-vs-RED sentence: experiment 1 at the ends of its range, every seed.
+RELATED = ("red", "choke")
+RELATED_N = (100, 400)
+
+
+def related_points(quick: bool) -> list[Point]:
+    """CHOKe and RED in experiment 1 at :data:`RELATED_N` (the claims 'choke-*' read them)."""
+    return [
+        point(1, a, n, quick=quick, seed=s)
+        for n in RELATED_N
+        for a in RELATED
+        for s in (SEEDS_QUICK if quick else SEEDS[1])
+    ]
 
 
 def setup_points(quick: bool) -> list[Point]:
@@ -382,6 +467,7 @@ def setup_points(quick: bool) -> list[Point]:
         point(c.experiment, a, n, quick=quick, seed=s, tcp=c.tcp, setup=c.setup)
         for c in SETUP_CHOICES
         for n in c.n
+        if n in _n_values(c.experiment, quick)  # quick mode runs experiments 2 and 3 at 2 N
         for a in c.algorithms
         for s in (SEEDS_QUICK if quick else SEEDS[c.experiment])
     ]
@@ -465,6 +551,8 @@ def metrics(runs: pd.DataFrame) -> pd.DataFrame:
                 "ftp_goodput_mbps": _value(r, "groups.ftp.goodput_mbps"),
                 "early_drops": _value(r, "drops.early"),
                 "overflow_drops": _value(r, "drops.overflow"),
+                "policy_drops": _value(r, "drops.policy"),
+                "forced_drops": _value(r, "drops.forced"),
                 "alpha_mean": _alpha_mean(r),
                 "run_dir": r["run_dir"],
             }
@@ -1214,6 +1302,47 @@ def _why_alpha_negligible(d: Data, r: Any) -> str:
     return "; ".join(parts)
 
 
+#: Short names of the measured columns, for case labels.
+METRIC_NAMES = {"loss_pct": "loss", "jain": "Jain", "utilisation": "utilisation"}
+
+
+def _choke_vs(col: str) -> Callable[[Data], list[Case]]:
+    """CHOKe against RED on ``col``, experiment 1 at :data:`RELATED_N`."""
+
+    def f(d: Data) -> list[Case]:
+        return [
+            Case(
+                f"exp. 1, N={n}, {METRIC_NAMES[col]}",
+                d.v(1, "choke", n, col),
+                d.v(1, "red", n, col),
+            )
+            for n in RELATED_N
+            if n in d.ns(1)
+        ]
+
+    return f
+
+
+def _why_choke(d: Data, r: Any) -> str:
+    """CHOKe's and RED's loss, drops by reason, utilisation, Jain and mean queue."""
+
+    def one(a: str, n: int) -> str:
+        return (
+            f"{LABELS[a]} loss {np.mean(d.v(1, a, n, 'loss_pct')):.2f} % ("
+            f"{np.mean(d.v(1, a, n, 'early_drops')):.0f} early, "
+            f"{np.mean(d.v(1, a, n, 'policy_drops')):.0f} matched-pair, "
+            f"{np.mean(d.v(1, a, n, 'forced_drops')):.0f} forced, "
+            f"{np.mean(d.v(1, a, n, 'overflow_drops')):.0f} overflow drops), utilisation "
+            f"{np.mean(d.v(1, a, n, 'utilisation')):.3f}, Jain "
+            f"{np.mean(d.v(1, a, n, 'jain')):.3f}, mean queue "
+            f"{np.mean(d.v(1, a, n, 'queue_mean')):.0f} packets"
+        )
+
+    return "; ".join(
+        f"N = {n}: {one('choke', n)}; {one('red', n)}" for n in RELATED_N if n in d.ns(1)
+    )
+
+
 CLAIMS: list[Claim] = [
     Claim(
         id="e1-loss-below-2",
@@ -1888,6 +2017,53 @@ CLAIMS: list[Claim] = [
         in_ns2=False,
         measure=lambda d: [versus("exp. 1", d.bias, Vs("green_idmaps", "fred"))],
     ),
+    Claim(
+        id="choke-much-higher-loss",
+        where="§4 (related work, on CHOKe)",
+        quote="We have noticed that this results in much higher overall drop probabilities for "
+        "flows",
+        metric="loss, experiment 1, N = 100 and 400 (%)",
+        lhs_name="CHOKe",
+        op=">",
+        rhs_name="RED",
+        unit="%",
+        in_ns2=False,
+        adjective=Adjective("much higher", factor=2.0, why="ours: at least twice RED's"),
+        explain=_why_choke,
+        measure=_choke_vs("loss_pct"),
+    ),
+    Claim(
+        id="choke-very-low-utilisation",
+        where="§4 (related work, on CHOKe)",
+        quote="and results in very low utilization of the link.",
+        metric="utilisation, experiment 1, N = 100 and 400",
+        lhs_name="CHOKe",
+        op="<",
+        rhs_name="best of FRED / SFB / DropTail",
+        in_ns2=False,
+        adjective=Adjective(
+            "very low", offset=0.1, why="ours: at least 0.1 below the best of the paper's baselines"
+        ),
+        explain=_why_choke,
+        measure=lambda d: [
+            Case(f"exp. 1, N={n}", d.v(1, "choke", n, "utilisation"), _best_baseline(d, 1, n))
+            for n in RELATED_N
+            if n in d.ns(1)
+        ],
+    ),
+    Claim(
+        id="choke-worse-than-red",
+        where="§4 (related work, on CHOKe)",
+        quote="For our simulation setup where RTTs vary widely, CHOKe appears to perform worse "
+        "than RED in terms of fairness and link utilization",
+        metric="Jain's index and utilisation, experiment 1, N = 100 and 400",
+        lhs_name="CHOKe",
+        op="<",
+        rhs_name="RED",
+        in_ns2=False,
+        explain=_why_choke,
+        measure=lambda d: _choke_vs("jain")(d) + _choke_vs("utilisation")(d),
+    ),
 ]
 NOT_SEPARATE = [
     "Abstract and §1: 'GREEN ensures much higher fairness between flows than other "
@@ -2074,6 +2250,11 @@ the dial-up buffer are also run the other way (the set-up choices below). "no al
 GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
 GREEN, FRED and SFB are not in ns-2.35 (their ns-2 column says so); DropTail is, and its ns-2
 runs are set beside aqmlab's in the section "Baselines in ns-2.35 and in aqmlab".
+GREEN-Embedded gives packets without an RTT label (the Pareto sources') 100 ms; the flow's
+base RTT is the other reading (set-up choice below). alpha(t) is bounded by N, which binds in
+14-32 % of the 1 s windows at N = 100 in experiment 1 and never at N >= 150. For §4's CHOKe
+sentence, RED and CHOKe run experiment 1 at N = 100 and 400 with FRED's thresholds (150 / 450
+packets, max_p 0.1, w_q 0.002). Experiments 2 and 3 run N = 100, 250, 400 only.
 """
 
 
@@ -2108,7 +2289,7 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
         3: "Experiment 3: + 56 kbps FTP flow beside each FTP flow (Fig. 4)",
     }
     for e in (1, 2, 3):
-        sub = m[m["experiment"] == e]
+        sub = m[(m["experiment"] == e) & ~m["algorithm"].isin(RELATED)]
         if sub.empty:
             continue
         rep.section(names[e])
@@ -2278,10 +2459,14 @@ def _note_moves(
         r = by_id.get(x.claim.id)
         if r is None or x.verdict == y.verdict:
             continue
+        # Over every N: the other reading's cases where it reran, the counted ones elsewhere.
+        rerun = {k.label: k.verdict for k in y.cases}
+        whole = combine(r.claim.quorum, [rerun.get(k.label, k.verdict) for k in r.cases])
         note = (
             f"Set-up choice '{c.choice.name}' (judged at exp. {c.experiment}, N = "
             f"{', '.join(map(str, c.n))}): {x.verdict} under the default reading, {y.verdict} "
-            f"read as '{c.choice.other}' (its section below)."
+            f"read as '{c.choice.other}' (its section below); over every N, with the rerun "
+            f"cases substituted: {r.verdict} under the default reading, {whole} under the other."
         )
         r.why = f"{r.why.rstrip('.')}. {note}" if r.why else note
 
