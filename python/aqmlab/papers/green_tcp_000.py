@@ -1299,7 +1299,17 @@ def _why_alpha_negligible(d: Data, r: Any) -> str:
             f"{np.mean(d.group_goodput(e, f'{a}_no_alpha', n, g)):.2f} without; its drops "
             f"{drops(a):.0f} with, {drops(f'{a}_no_alpha'):.0f} without"
         )
-    return "; ".join(parts)
+    tail = ""
+    if any(
+        k.verdict != "holds" and k.label.startswith("exp. 2") and "Embedded" in k.label
+        for k in r.cases
+    ):
+        tail = (
+            ". Experiment 2's Pareto packets carry no RTT label and get GREEN-Embedded's 100 ms "
+            "default: the set-up choice 'GREEN-Embedded's RTT for unlabelled packets' shows "
+            "these cases with the flows' base RTTs"
+        )
+    return "; ".join(parts) + tail
 
 
 #: Short names of the measured columns, for case labels.
