@@ -45,10 +45,14 @@ def test_registered_and_points_are_the_papers_grid():
     # Reno: experiment 1, 7 N x 5 algorithms x 5 seeds, GREEN without alpha (no claim reads
     # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. The set-up choices'
     # other readings, 5 seeds each: SACK, 5 algorithms at N = 100; FRED's thresholds and SFB's
-    # steps, N = 100 and 400; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400.
-    setup = 5 * (5 + 2 + 2 + 1 + 2)
-    assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + setup
-    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 60
+    # steps, N = 100 and 400; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400;
+    # the RTT of unlabelled packets, 2 algorithms at 3 N of experiment 2; the bitmap flow
+    # counter, GREEN-Embedded at N = 100 and 400.
+    setup = 5 * (5 + 2 + 2 + 1 + 2 + 6 + 2)
+    # CHOKe and RED (§4's sentence): experiment 1, N = 100 and 400, 5 seeds.
+    related = 2 * 2 * 5
+    assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + setup + related
+    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 100
     no_alpha_1 = {
         p.labels["n"]
         for p in full
@@ -106,7 +110,7 @@ def test_setup_choices_are_declared_and_change_only_their_setting():
     """Each set-up choice names its two readings, why the default, the claims it can decide
     (real claim ids); its other reading's points differ from the paper's only in that setting."""
     ids = {c.id for c in g.CLAIMS}
-    assert len({c.setup for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES) == 5
+    assert len({c.setup for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES) == 7
     for c in g.SETUP_CHOICES:
         assert c.choice.default and c.choice.other and c.choice.why, c.setup
         assert c.choice.claims and set(c.choice.claims) <= ids, c.setup
@@ -122,6 +126,8 @@ def test_setup_choices_are_declared_and_change_only_their_setting():
     assert dial["flows"][1]["access_buffer"] == 50 and dial["flows"][0].get("access_buffer") is None
     idm = g.point(1, "green_idmaps", 400, quick=False, setup="idmaps-per-lookup").scenario
     assert idm["bottleneck"]["qdisc"]["idmaps_draw"] == "lookup"
+    emb = g.point(2, "green_embedded", 250, quick=False, setup="unlabelled-base-rtt").scenario
+    assert emb["bottleneck"]["qdisc"]["unlabelled_rtt"] == "base"
 
 
 def _synthetic_e1(fred_queue: float) -> pd.DataFrame:

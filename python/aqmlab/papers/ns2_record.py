@@ -94,7 +94,7 @@ SEEDS: dict[str, tuple[tuple[int, ...] | None, str]] = {
     "green_tcp_000": (
         (1, 2),
         "DropTail, experiment 1 at N = 100, 250, 400, seeds 1 and 2 only (the reproduction: "
-        "7 loads, seeds 1-3): ns-2 needs minutes of CPU per 180 s run at 155 Mbps",
+        "7 loads, seeds 1-5): ns-2 needs minutes of CPU per 180 s run at 155 Mbps",
     ),
 }
 

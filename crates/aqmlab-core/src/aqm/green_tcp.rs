@@ -34,6 +34,7 @@
 //! | `rtt_source` | `"label"`, `"idmaps"` or `"true"` | "label" | below |
 //! | `idmaps_draw` | `"flow"` or `"lookup"` | "flow" | below |
 //! | `default_rtt` | duration | "100ms" | our choice (the paper has none), below |
+//! | `unlabelled_rtt` | `"default"` or `"base"` | "default" | below |
 //! | `flow_count` | `"exact"` or `"bitmap"` | "exact" | below |
 //! | `bitmap_bits` | count | 4096 | 512 bytes; only with `flow_count = "bitmap"` |
 //! | `ecn` | bool | false | the paper evaluates a packet-*dropping* model with TCP Reno (§4); with `ecn = true` ECN-capable packets are marked instead |
@@ -52,6 +53,10 @@
 //! - `default_rtt`: used when the chosen source has no answer: a packet without an RTT label
 //!   (unmodified senders, ACKs), or a flow unknown to the build context. A real router does not
 //!   know a flow's ideal RTT, so the fallback is a configured constant rather than the true RTT.
+//! - `unlabelled_rtt`: with `rtt_source = "label"`, what a packet without a label gets.
+//!   "default" is `default_rtt`; "base" is the flow's base RTT, as GREEN-IDMaps would look it up
+//!   (unknown flows still get `default_rtt`). §2 applies p "to all arriving packets" and §5.1
+//!   never says which RTT a sender without labels (a UDP source) carries: the two readings.
 //! - `flow_count`: "exact" keeps, per flow seen on the link, the number of the last window in
 //!   which the flow was seen (a `FlowMap<u32>`, one entry per flow): N is exact. "bitmap" is the
 //!   bounded-memory estimator the paper's "no per-flow state" asks for (§8 says N "can be easily
@@ -132,6 +137,23 @@ impl IdmapsDraw {
     }
 }
 
+/// GREEN-Embedded: the RTT of a packet without an RTT label.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UnlabelledRtt {
+    /// `default_rtt`.
+    #[default]
+    Default,
+    /// The flow's base (propagation) RTT.
+    Base,
+}
+
+impl UnlabelledRtt {
+    fn is_default(&self) -> bool {
+        *self == UnlabelledRtt::Default
+    }
+}
+
 /// How the number of active flows is counted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -165,6 +187,11 @@ pub struct Params {
     pub idmaps_draw: IdmapsDraw,
     /// Duration used when the RTT source has no answer (unlabelled packet, unknown flow).
     pub default_rtt: SimDuration,
+    /// With rtt_source = "label": "default" (an unlabelled packet gets `default_rtt`) or
+    /// "base" (the flow's base RTT). "default" is left out of a resolved scenario, so
+    /// scenarios written before this key existed resolve (and hash) as they did.
+    #[serde(skip_serializing_if = "UnlabelledRtt::is_default")]
+    pub unlabelled_rtt: UnlabelledRtt,
     /// "exact" (per flow id) or "bitmap" (linear counting, bounded memory).
     pub flow_count: FlowCount,
     /// Bits of the linear-counting bitmap (flow_count = "bitmap"), 64..=2^24.
@@ -184,6 +211,7 @@ impl Default for Params {
             rtt_source: RttSource::Label,
             idmaps_draw: IdmapsDraw::Flow,
             default_rtt: SimDuration::from_millis(100),
+            unlabelled_rtt: UnlabelledRtt::Default,
             flow_count: FlowCount::Exact,
             bitmap_bits: 4096,
             ecn: false,
@@ -337,7 +365,8 @@ pub struct GreenTcp {
     /// multiplies by a fresh U[0.5, 2].
     draw_per_lookup: bool,
     default_rtt_s: f64,
-    /// Per-flow RTT (seconds) for `idmaps`/`true`, precomputed at build; 0 = unknown.
+    /// Per-flow RTT (seconds) for `idmaps`/`true`, and for `label` the RTT of an unlabelled
+    /// packet (`unlabelled_rtt = "base"`), precomputed at build; 0 = unknown.
     flow_rtt_s: Vec<f64>,
     // maintained
     counter: Counter,
@@ -374,6 +403,9 @@ impl GreenTcp {
                 RttSource::Idmaps if draw_per_lookup => f.base_rtt.as_secs_f64(),
                 RttSource::Idmaps => f.idmaps_rtt.as_secs_f64(),
                 RttSource::True => f.base_rtt.as_secs_f64(),
+                RttSource::Label if p.unlabelled_rtt == UnlabelledRtt::Base => {
+                    f.base_rtt.as_secs_f64()
+                }
                 RttSource::Label => 0.0,
             })
             .collect();
@@ -403,8 +435,9 @@ impl GreenTcp {
     #[inline]
     fn rtt_s(&self, pkt: &Packet) -> f64 {
         let rtt = match self.rtt_source {
-            RttSource::Label => pkt.rtt_label.as_secs_f64(),
-            RttSource::Idmaps | RttSource::True => self
+            RttSource::Label if pkt.rtt_label > SimDuration::ZERO => pkt.rtt_label.as_secs_f64(),
+            // Unlabelled: the flow's base RTT with unlabelled_rtt = "base", else 0 (default_rtt).
+            RttSource::Label | RttSource::Idmaps | RttSource::True => self
                 .flow_rtt_s
                 .get(pkt.flow as usize)
                 .copied()
@@ -878,6 +911,40 @@ mod tests {
     }
 
     #[test]
+    fn unlabelled_packets_get_default_or_base_rtt() {
+        let flows = vec![
+            FlowInfo {
+                base_rtt: SimDuration::from_millis(50),
+                idmaps_rtt: SimDuration::from_millis(80),
+                packet_bytes: 1000,
+            };
+            2
+        ];
+        for (unlabelled, want_ms) in [(UnlabelledRtt::Default, 100.0), (UnlabelledRtt::Base, 50.0)]
+        {
+            let p = Params {
+                unlabelled_rtt: unlabelled,
+                ..Params::default()
+            };
+            let g = GreenTcp::new(&p, &ctx(&flows));
+            assert!((g.rtt_s(&pkt(1, None)) * 1e3 - want_ms).abs() < 1e-9, "{unlabelled:?}");
+            // A label wins; an unknown flow falls back to default_rtt.
+            assert!((g.rtt_s(&pkt(1, Some(200))) - 0.2).abs() < 1e-12);
+            assert!((g.rtt_s(&pkt(9, None)) - 0.1).abs() < 1e-12);
+        }
+        // "default" is left out of the resolved table; "base" is written.
+        let base = Params {
+            unlabelled_rtt: UnlabelledRtt::Base,
+            ..Params::default()
+        };
+        let text = toml::to_string(&Params::default()).unwrap();
+        assert!(!text.contains("unlabelled_rtt"), "{text}");
+        assert!(toml::to_string(&base)
+            .unwrap()
+            .contains("unlabelled_rtt = \"base\""));
+    }
+
+    #[test]
     fn bitmap_counter_estimates_flow_count() {
         // Linear counting by hand: m = 64, 32 zero bits -> -64 ln(1/2) = 44.36.
         assert!((linear_count(64, 32) - 64.0 * 2f64.ln()).abs() < 1e-12);
@@ -963,6 +1030,12 @@ mod tests {
         assert_eq!(
             parse("kind='green_tcp'\nbitmap_bits=8").unwrap_err().path,
             "bitmap_bits"
+        );
+        assert_eq!(
+            parse("kind='green_tcp'\nunlabelled_rtt='true'")
+                .unwrap_err()
+                .path,
+            "unlabelled_rtt"
         );
         assert_eq!(
             parse("kind='green_tcp'\ndefault_rtt='0ms'")
