@@ -454,12 +454,12 @@ def _c_util_except_blue(m: pd.DataFrame) -> list[Case]:
 
 
 def _c_blue_sweet(m: pd.DataFrame) -> list[Case]:
-    """BLUE's sweet spot near a 100 ms (125-packet) buffer: a smaller buffer costs utilisation,
-    a larger one adds delay."""
+    """BLUE's sweet spot near a 100 ms (125-packet) buffer: every smaller buffer costs
+    utilisation ('a lower buffer size decreases the utilisation'), every larger one adds delay
+    ('greater maximum buffer sizes increase the queuing delay')."""
     bs = _xs(m, 2, "buffer")
     spot = min(bs, key=lambda b: abs(b - 125))
-    lo, hi = min(bs), max(bs)
-    return [
+    util = [
         versus(
             f"utilisation {spot} vs {lo} pkts",
             _at,
@@ -469,9 +469,16 @@ def _c_blue_sweet(m: pd.DataFrame) -> list[Case]:
             "buffer",
             Vs(spot, lo),
             "utilisation",
-        ),
-        versus(f"delay {hi} vs {spot} pkts", _at, m, 2, "blue", "buffer", Vs(hi, spot), "delay_ms"),
+        )
+        for lo in bs
+        if lo < spot
     ]
+    delay = [
+        versus(f"delay {hi} vs {spot} pkts", _at, m, 2, "blue", "buffer", Vs(hi, spot), "delay_ms")
+        for hi in bs
+        if hi > spot
+    ]
+    return util + delay
 
 
 def _range(m: pd.DataFrame, trial: int, algo: str, axis: str, col: str) -> list[float]:
@@ -1000,7 +1007,8 @@ CLAIMS: list[Claim] = [
         quote="There is a single 'sweet-spot' for BLUE at around 100 ms queue size, where "
         "greater maximum buffer sizes increase the queuing delay, and a lower buffer size "
         "decreases the utilisation.",
-        metric="BLUE's utilisation and delay around a 125-packet (100 ms) buffer",
+        metric="BLUE's utilisation at a 125-packet (100 ms) buffer against every smaller one, "
+        "its delay at every larger one against 125 packets",
         lhs_name="at the larger buffer",
         op=">",
         rhs_name="at the smaller",
