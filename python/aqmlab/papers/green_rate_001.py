@@ -365,7 +365,7 @@ def _c_green_rem(col: str) -> Any:
     def f(m: pd.DataFrame) -> list[Case]:
         return [
             versus(
-                col,
+                {"loss_pct": "loss (%)", "delay_ms": "delay (ms)"}[col],
                 _t1,
                 m,
                 Vs("green_rate", "rem"),
