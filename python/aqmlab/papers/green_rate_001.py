@@ -1086,8 +1086,7 @@ CLAIMS: list[Claim] = [
         id="t3-green-graceful",
         in_ns2=False,  # GREEN is not in ns-2
         where="§4 Trial 3, Fig. 3a",
-        quote="REM's loss rate increased significantly beyond this threshold, whereas GREEN's "
-        "performance degraded more gracefully.",
+        quote="whereas GREEN's performance degraded more gracefully. (loss, Fig. 3a)",
         metric="rise in loss (points) from the last delay <= 30 ms to each delay beyond it",
         lhs_name="GREEN's rise",
         op="<",
