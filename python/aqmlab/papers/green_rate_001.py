@@ -1215,23 +1215,18 @@ GRACEFUL = Choice(
 
 
 def _graceful_as_level(claims: list[Claim]) -> list[Claim]:
-    """The claims with :data:`GRACEFUL`'s other reading."""
+    """The claims with :data:`GRACEFUL`'s other reading (the comparisons keep their direction:
+    GREEN's loss below REM's, its utilisation above)."""
     level = {
-        "t3-green-graceful": ("loss (%) at each bottleneck delay above 30 ms", "<", _c_trial3),
+        "t3-green-graceful": ("loss (%) at each bottleneck delay above 30 ms", _c_trial3),
         "t3-green-graceful-utilisation": (
             "utilisation at each bottleneck delay above 30 ms (Fig. 3b)",
-            ">",
             _c_trial3_util,
         ),
     }
     return [
         dataclasses.replace(
-            c,
-            metric=level[c.id][0],
-            lhs_name="GREEN",
-            op=level[c.id][1],
-            rhs_name="REM",
-            measure=level[c.id][2],
+            c, metric=level[c.id][0], lhs_name="GREEN", rhs_name="REM", measure=level[c.id][1]
         )
         if c.id in level
         else c
