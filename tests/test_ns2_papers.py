@@ -85,6 +85,22 @@ def test_agreement_sentences_follow_the_verdicts():
     assert claims.ns2_agreement(same) == []
 
 
+def test_agreement_on_a_subset_of_cases_is_not_called_a_disagreement():
+    # aqmlab: case x holds, case y (an algorithm ns-2 lacks) fails; ns-2 ran x only and holds.
+    two = _claim(
+        "c",
+        lambda d: [Case("x", [2.0, 2.1], [1.0, 1.0]), Case("y", [0.0, 0.1], [1.0, 1.0])],
+    )
+    refs = {"claims": {"c": {"verdict": "holds", "of": 2, "cases": {"x": [2.0, 1.0, 0.1]}}}}
+    (text,) = claims.ns2_agreement(claims.evaluate([two], None, refs))
+    assert "on the cases ns-2 runs aqmlab gives ns-2's verdict (holds)" in text
+    assert "ns-2 agrees with the paper" not in text
+    # ... but where aqmlab parts from ns-2 on the very cases ns-2 ran, it says so.
+    refs["claims"]["c"]["cases"] = {"y": [2.0, 1.0, 0.1]}
+    (text,) = claims.ns2_agreement(claims.evaluate([two], None, refs))
+    assert "ns-2 agrees with the paper" in text
+
+
 def test_recorder_gives_ns2_the_baselines_with_listed_session_durations():
     mod = importlib.import_module("aqmlab.papers.green_rate_001")
     p = mod.point(1, "red", 100, seed=2)

@@ -45,8 +45,8 @@ def test_report_files(quick: reproduce.Outcome):
         "fig6_7a_queue",
         "fig7b_max_p",
     } <= figs
-    # 20 claims of §III-IV (Figs. 1, 2, 4, 6, 7), eight of Figs. 3 and 5 and two of Fig. 2.
-    assert len(json.loads((out / "claims.json").read_text())) == 30
+    # 20 claims of §III-IV (Figs. 1, 2, 4, 6, 7), nine of Figs. 3 and 5 and four of Fig. 2.
+    assert len(json.loads((out / "claims.json").read_text())) == 33
     assert quick.runs["error"].isna().all()
 
 

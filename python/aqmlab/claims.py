@@ -215,6 +215,8 @@ class Result:
     plain: Verdict = "not measured"
     #: Why a claim that does not hold does not, measured, or :data:`UNEXPLAINED` ("" if held).
     why: str = ""
+    #: The labels of the cases ns-2's verdict was judged on (both sides in ns-2).
+    ns2_cases: tuple[str, ...] = ()
 
     def held(self) -> bool:
         return self.verdict == "holds"
@@ -343,6 +345,7 @@ def evaluate(claims: Sequence[Claim], data: Any, ns2: dict[str, Any] | None = No
         r.plain = combine(c.quorum, [k.plain for k in cases])
         r.ns2 = _ns2_text(c, ns2 or {})
         r.ns2_verdict = _ns2_verdict(c, ns2 or {})
+        r.ns2_cases = tuple(_ns2_entry(c, ns2 or {}).get("cases", {}))
         r.why = _why(c, r, data)
         out.append(r)
     return out
@@ -415,6 +418,15 @@ def ns2_agreement(results: Sequence[Result]) -> list[str]:
     for i, r in enumerate(results, 1):
         v = r.ns2_verdict
         if not v or v == r.verdict:
+            continue
+        # ns-2 judged fewer cases (one side an algorithm it lacks): on those same cases aqmlab
+        # may give ns-2's verdict, and the two part only on cases ns-2 cannot run.
+        shared = [k.verdict for k in r.cases if k.label in r.ns2_cases]
+        if r.ns2_cases and len(shared) < len(r.cases) and combine(r.claim.quorum, shared) == v:
+            out.append(
+                f"Claim {i} ({r.claim.id}): on the cases ns-2 runs aqmlab gives ns-2's verdict "
+                f"({v}); aqmlab's {r.verdict} comes from cases ns-2 cannot run."
+            )
             continue
         if v == "holds" and r.verdict != "holds":
             out.append(

@@ -245,6 +245,15 @@ def _why_aggressive_low(d: pd.DataFrame, r: Result) -> str:
     )
 
 
+def _c_harder(d: pd.DataFrame) -> list[Case]:
+    """Aggressive's and adaptive's loss at the most connections against the fewest."""
+    ns = _ns(d)
+    return [
+        versus(f"{v}, {ns[-1]} vs {ns[0]} conn.", _vals, d, v, Vs(ns[-1], ns[0]), "loss_rate")
+        for v in ("aggressive", "adaptive")
+    ]
+
+
 def _c_half(d: pd.DataFrame) -> list[Case]:
     n = _ns(d)[-1]
     return [
@@ -316,6 +325,20 @@ CLAIMS: list[Claim] = [
         tolerance=0.15,
         tolerance_source="ours: 'approaches' read as within 15 points",
         measure=_c_half,
+        in_ns2=False,
+    ),
+    Claim(
+        id="fig9-harder-with-more",
+        where=WHERE + "(b)",
+        quote="Because aggregate TCP behavior becomes more aggressive as the number of "
+        "connections increases, it becomes more and more difficult for the RED queue to "
+        "maintain low loss rates.",
+        metric="loss rate of the aggressive and the adaptive settings at the most connections "
+        "against the fewest",
+        lhs_name="most connections",
+        op=">",
+        rhs_name="fewest",
+        measure=_c_harder,
         in_ns2=False,
     ),
 ]
