@@ -236,14 +236,15 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             "arrival dropped only when all its bins hold 25",
             why="the paper prints no SFB parameter (§4: 'hash flows into L levels of N bins'). "
             "The SFB article evaluates 2 x 23 bins and its pseudocode raises a bin's p and drops "
-            "the packet when the bin holds more than bin_size packets, a number it leaves to the "
-            "buffer; we give each bin an equal share of the 600 packets. ns-2.35 has no SFB; "
+            "the packet when the bin holds more than bin_size packets; paper 000 gives no bin "
+            "size, so each bin gets an equal share of the 600 packets. ns-2.35 has no SFB; "
             "Linux sch_sfb, the implementation a reviewer can run today, hashes into 8 x 16 "
             "bins, raises p at 20 packets (its bin_size, 'target') and drops only when every bin "
-            "of the flow holds 25 ('max'). The other reading takes Linux's bins and drop rule "
-            "and keeps the default's BLUE steps and freeze time (the steps are their own choice; "
-            "Linux steps p on every arrival, by 0.1 % up and 0.017 % down). Only SFB's runs "
-            "change.",
+            "of the flow holds 25 ('max'). The paper cites the SFB article for SFB ([5]) and ran "
+            "ns-2, so the default stays the article's algorithm. The other reading takes Linux's "
+            "bins and drop rule and keeps the default's BLUE steps and freeze time (the steps "
+            "are their own choice; Linux steps p on every arrival, by 0.1 % up and 0.017 % "
+            "down). Only SFB's runs change.",
             claims=_SFB_CLAIMS,
         ),
         setup="sfb-linux-bins",
