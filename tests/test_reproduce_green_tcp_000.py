@@ -45,11 +45,11 @@ def test_registered_and_points_are_the_papers_grid():
     # Reno: experiment 1, 7 N x 5 algorithms x 5 seeds, GREEN without alpha (no claim reads
     # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. The set-up choices'
     # other readings, 5 seeds each: SACK, 5 algorithms at N = 100; FRED's thresholds, SFB's
-    # steps and SFB's bins, one algorithm at N = 100 and 400 of experiment 1 and every N of
+    # steps and SFB's bins, one algorithm at N = 100, 200 and 400 of experiment 1 and every N of
     # experiments 2 and 3; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400.
-    setup = 5 * (5 + 3 * (2 + 3 + 3) + 1 + 2)
+    setup = 5 * (5 + 3 * (3 + 3 + 3) + 1 + 2)
     assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + setup
-    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 160
+    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 175
     no_alpha_1 = {
         p.labels["n"]
         for p in full

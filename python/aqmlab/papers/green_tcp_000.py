@@ -23,10 +23,10 @@ Readings where the paper leaves something open (also written into the report):
   packet dropped when all its bins hold 25), GREEN-IDMaps' draw (a fresh factor per packet's
   lookup), experiment 1's senders (SACK, RFC 6675) and experiment 3's dial-up buffer (ns-2's 50
   packets). The other reading reruns only the algorithms it changes, only at the N its claims
-  read (FRED's and SFB's three: experiment 1 at N = 100 and 400, experiments 2 and 3 at every N,
-  whose claims on the baselines all read every N; IDMaps, the dial-up buffer: 400; SACK: 100,
-  every algorithm), every seed: 160 runs at full length. Both readings are judged on those N
-  only.
+  read (FRED's and SFB's three: experiment 1 at N = 100, 200 (Fig. 2(b)'s RTT bias) and 400,
+  experiments 2 and 3 at every N, whose claims on the baselines all read every N; IDMaps, the
+  dial-up buffer: 400; SACK: 100, every algorithm), every seed: 175 runs at full length. Both
+  readings are judged on those N only.
 - Seeds: five per point in every experiment (N = 100, 250, 400 in experiments 2 and 3;
   experiment 1's GREEN-Embedded without alpha(t), which no claim reads, only at those three N);
   quick mode: 15 s runs measured after 5 s, N = 100, 250, 400 (experiments 2 and 3: 100,
@@ -159,8 +159,8 @@ class SetupChoice:
     tcp: str = PAPER_TCP
 
 
-#: Experiment 1's claims on FRED and SFB that read only N = 100 and 400 (the ends of the range,
-#: where the growth claims and "fewer than 150 flows" look).
+#: Experiment 1's claims on FRED and SFB judged at N = 100 and 400 (the ends of the range, where
+#: the growth claims and "fewer than 150 flows" look) and at Fig. 2(b)'s N = 200.
 _E1_BASELINE_CLAIMS = (
     "e1-embedded-fairest",
     "e1-fred-beats-dt-sfb",
@@ -188,11 +188,13 @@ _SFB_CLAIMS = (
     *_E1_BASELINE_CLAIMS,
     "e1-sfb-breaks-down",
     "e1-sfb-better-utilisation",
+    "e1-droptail-sfb-rtt-bias",
     *_E23_BASELINE_CLAIMS,
 )
-#: Where FRED's and SFB's choices are judged: experiment 1 at the ends of its range, experiments
-#: 2 and 3 at every N (each of their claims on the baselines reads every N).
-_BASELINE_AT = {1: (100, 400), 2: tuple(N_23), 3: tuple(N_23)}
+#: Where FRED's and SFB's choices are judged: experiment 1 at the ends of its range and at Fig.
+#: 2(b)'s N (the RTT-bias claims on FRED and SFB), experiments 2 and 3 at every N (each of their
+#: claims on the baselines reads every N).
+_BASELINE_AT = {1: (100, FIG2B_N, 400), 2: tuple(N_23), 3: tuple(N_23)}
 SETUP_CHOICES: tuple[SetupChoice, ...] = (
     SetupChoice(
         Choice(
@@ -204,7 +206,7 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             "FRED default) were set for small buffers and force-drop once the average queue "
             "reaches 15 of the 600 packets the paper gives every scheme, so ours scale the "
             "thresholds to the buffer. Only FRED's runs change.",
-            claims=(*_E1_BASELINE_CLAIMS, *_E23_BASELINE_CLAIMS),
+            claims=(*_E1_BASELINE_CLAIMS, "e1-fred-rtt-bias", *_E23_BASELINE_CLAIMS),
         ),
         setup="fred-ns2-thresholds",
         at=_BASELINE_AT,
