@@ -44,15 +44,16 @@ def test_registered_and_points_are_the_papers_grid():
     full = g.points(quick=False)
     # Reno: experiment 1, 7 N x 5 algorithms x 5 seeds, GREEN without alpha (no claim reads
     # it in experiment 1) at 3 N x 5 seeds; 2 and 3, 3 N x 7 x 5 seeds. The set-up choices'
-    # other readings, 5 seeds each: SACK, 5 algorithms at N = 100; FRED's thresholds and SFB's
-    # steps, N = 100 and 400; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400;
+    # other readings, 5 seeds each: SACK, 5 algorithms at N = 100; FRED's thresholds, SFB's
+    # steps and SFB's bins, one algorithm at N = 100, 200 and 400 of experiment 1 and every N of
+    # experiments 2 and 3; the IDMaps draw, N = 400; the dial-up buffer, 2 algorithms at 400;
     # the RTT of unlabelled packets, 2 algorithms at 3 N of experiment 2; the bitmap flow
     # counter, GREEN-Embedded at N = 100 and 400.
-    setup = 5 * (5 + 2 + 2 + 1 + 2 + 6 + 2)
+    setup = 5 * (5 + 3 * (3 + 3 + 3) + 1 + 2 + 6 + 2)
     # CHOKe and RED (§4's sentence): experiment 1, N = 100 and 400, 5 seeds.
     related = 2 * 2 * 5
     assert len(full) == 7 * 5 * 5 + 3 * 5 + 2 * 3 * 7 * 5 + setup + related
-    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 100
+    assert sum(p.labels["setup"] != g.PAPER_SETUP for p in full) == setup == 215
     no_alpha_1 = {
         p.labels["n"]
         for p in full
@@ -110,16 +111,21 @@ def test_setup_choices_are_declared_and_change_only_their_setting():
     """Each set-up choice names its two readings, why the default, the claims it can decide
     (real claim ids); its other reading's points differ from the paper's only in that setting."""
     ids = {c.id for c in g.CLAIMS}
-    assert len({c.setup for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES) == 7
+    assert len({c.setup for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES) == 8
+    assert len({c.choice.name for c in g.SETUP_CHOICES}) == len(g.SETUP_CHOICES)
     for c in g.SETUP_CHOICES:
         assert c.choice.default and c.choice.other and c.choice.why, c.setup
         assert c.choice.claims and set(c.choice.claims) <= ids, c.setup
-        assert set(c.algorithms) <= set(g.ALGORITHMS) and c.n and c.setup != g.PAPER_SETUP
-        for a in c.algorithms:
-            paper = g.point(c.experiment, a, c.n[0], quick=False)
-            other = g.point(c.experiment, a, c.n[0], quick=False, tcp=c.tcp, setup=c.setup)
-            assert paper.scenario != other.scenario, (c.setup, a)
-            aqmlab.validate(other.scenario)
+        assert set(c.algorithms) <= set(g.ALGORITHMS) and c.at and c.setup != g.PAPER_SETUP
+        # Every claim a choice names reads an experiment the choice reruns.
+        assert all(int(i[1]) in c.at or i.startswith("e2-3-") for i in c.choice.claims), c.setup
+        for e, ns in c.at.items():
+            assert ns and set(ns) <= set(g._n_values(e, quick=False)), c.setup
+            for a in c.algorithms:
+                paper = g.point(e, a, ns[0], quick=False)
+                other = g.point(e, a, ns[0], quick=False, tcp=c.tcp, setup=c.setup)
+                assert paper.scenario != other.scenario, (c.setup, a)
+                aqmlab.validate(other.scenario)
     fred = g.point(1, "fred", 100, quick=False, setup="fred-ns2-thresholds").scenario
     assert (fred["bottleneck"]["qdisc"]["min_th"], fred["bottleneck"]["qdisc"]["max_th"]) == (5, 15)
     dial = g.point(3, "green_embedded", 400, quick=False, setup="dialup-50").scenario
@@ -128,6 +134,14 @@ def test_setup_choices_are_declared_and_change_only_their_setting():
     assert idm["bottleneck"]["qdisc"]["idmaps_draw"] == "lookup"
     emb = g.point(2, "green_embedded", 250, quick=False, setup="unlabelled-base-rtt").scenario
     assert emb["bottleneck"]["qdisc"]["unlabelled_rtt"] == "base"
+    sfb = g.point(2, "sfb", 250, quick=False, setup="sfb-linux-bins").scenario["bottleneck"]
+    assert {k: sfb["qdisc"][k] for k in ("levels", "bins", "bin_size", "max")} == {
+        "levels": 8,
+        "bins": 16,
+        "bin_size": 20,
+        "max": 25,
+    }
+    assert (sfb["qdisc"]["d1"], sfb["qdisc"]["d2"]) == (0.005, 0.001)
 
 
 def _synthetic_e1(fred_queue: float) -> pd.DataFrame:
@@ -185,7 +199,9 @@ def test_setup_choice_reports_both_verdicts_on_a_hand_made_table():
         assert list(t["moves"]) == (["yes"] if moves else ["no"])
         # The counted claim names the choice that moves it, and only then.
         counted = evaluate(claims, g.Data(default))
-        g._note_moves(counted, c, a, b)
+        where = g.judged_at(c, default)
+        assert where == "exp. 1, N = 100, 400"
+        g._note_moves(counted, c, where, a, b)
         named = "Set-up choice 'FRED's thresholds' (judged at exp. 1, N = 100, 400): fails"
         assert (named in counted[0].why) == moves, counted[0].why
     # Without the other reading's runs there is nothing to judge.

@@ -20,11 +20,14 @@ Readings where the paper leaves something open (also written into the report):
 - Set-up choices run both ways (:data:`SETUP_CHOICES`; the report shows the verdicts of the
   claims each can decide under both readings, and which is the default and why): FRED's
   thresholds (ns-2's RED defaults 5 / 15 as the other reading), SFB's BLUE steps (BLUE's
-  0.02 / 0.002), GREEN-IDMaps' draw (a fresh factor per packet's lookup), experiment 1's
-  senders (SACK, RFC 6675) and experiment 3's dial-up buffer (ns-2's 50 packets). The other
-  reading reruns only the algorithms it changes, only at the N its claims read (FRED, SFB: 100
-  and 400; IDMaps, the dial-up buffer: 400; SACK: 100, every algorithm), every seed: 60 runs at
-  full length. Both readings are judged on those N only.
+  0.02 / 0.002), SFB's bins (Linux sch_sfb's 8 x 16 bins, p raised at 20 packets in a bin, a
+  packet dropped when all its bins hold 25), GREEN-IDMaps' draw (a fresh factor per packet's
+  lookup), experiment 1's senders (SACK, RFC 6675) and experiment 3's dial-up buffer (ns-2's 50
+  packets). The other reading reruns only the algorithms it changes, only at the N its claims
+  read (FRED's and SFB's three: experiment 1 at N = 100, 200 (Fig. 2(b)'s RTT bias) and 400,
+  experiments 2 and 3 at every N, whose claims on the baselines all read every N; IDMaps, the
+  dial-up buffer: 400; SACK: 100, every algorithm), every seed: 175 runs at full length. Both
+  readings are judged on those N only.
 - GREEN-Embedded's RTT for a packet without an RTT label (experiment 2's Pareto sources are
   UDP and write none) is a set-up choice too: 100 ms (``default_rtt``) by default, the flow's
   base RTT as the other reading (GREEN-Embedded with and without alpha(t), experiment 2, N =
@@ -50,7 +53,8 @@ Readings where the paper leaves something open (also written into the report):
   three quarters of the 600-packet buffer), max_p = 0.1, w_q = 0.002, min_q = 2 (FRED's own
   minimum per-flow allowance, which §7.1.1 credits for its fairness).
 - SFB: no parameters printed either: 2 levels x 23 bins (the SFB article's configuration), bins
-  sized buffer / bins, BLUE increments d1 = 0.005, d2 = 0.001 (SFB article's §4 values were
+  sized buffer / bins (27 packets; an arrival that finds any of its bins full is dropped, the
+  article's pseudocode), BLUE increments d1 = 0.005, d2 = 0.001 (SFB article's §4 values were
   stated for ECN-capable Reno; we run drops, not ECN), freeze time 100 ms.
 - GREEN-IDMaps: each flow's RTT estimate is its base RTT x U[0.5, 2] (paper §6: "uniformly
   random between one-half and two times the actual RTT"), drawn once per flow (a lookup
@@ -187,25 +191,25 @@ PAPER_SETUP = "paper"
 @dataclass(frozen=True)
 class SetupChoice:
     """A set-up choice run both ways: the :class:`Choice` (both readings, why the default), the
-    runs of its other reading (``setup`` label) and where its claims are judged. The other
-    reading reruns only ``algorithms`` in ``experiment`` at ``n`` (every seed); both readings are
-    judged on exactly those N of that experiment, on the claims ``choice.claims`` names (those
-    that read only runs the choice has under both readings). ``qdisc``: per algorithm, the
-    qdisc keys the other reading changes; ``overrides``: scenario overrides; ``tcp``: the FTP
-    senders."""
+    runs of its other reading (``setup`` label) and where its claims are judged. ``at`` maps each
+    experiment the choice reruns to the N its claims read there; the other reading reruns only
+    ``algorithms`` at those points (every seed), and both readings are judged on exactly those N
+    of those experiments (the other experiments as they are), on the claims ``choice.claims``
+    names (those that read only runs the choice has under both readings). ``qdisc``: per
+    algorithm, the qdisc keys the other reading changes; ``overrides``: scenario overrides;
+    ``tcp``: the FTP senders."""
 
     choice: Choice
     setup: str
-    experiment: int
+    at: dict[int, tuple[int, ...]]
     algorithms: tuple[str, ...]
-    n: tuple[int, ...]
     qdisc: dict[str, dict[str, Any]] = field(default_factory=dict)
     overrides: dict[str, Any] = field(default_factory=dict)
     tcp: str = PAPER_TCP
 
 
-#: Experiment 1's claims on FRED and SFB that read only N = 100 and 400 (the ends of the range,
-#: where the growth claims and "fewer than 150 flows" look).
+#: Experiment 1's claims on FRED and SFB judged at N = 100 and 400 (the ends of the range, where
+#: the growth claims and "fewer than 150 flows" look) and at Fig. 2(b)'s N = 200.
 _E1_BASELINE_CLAIMS = (
     "e1-embedded-fairest",
     "e1-fred-beats-dt-sfb",
@@ -219,6 +223,27 @@ _E1_BASELINE_CLAIMS = (
     "e1-fred-sfb-lowest-variance",
     "e1-green-variance-comparable",
 )
+#: The claims of experiments 2 and 3 that read FRED or SFB (through the best baseline or the
+#: larger of FRED's and SFB's queue), at every N: what FRED's and SFB's choices can move there.
+_E23_BASELINE_CLAIMS = (
+    "e2-green-fairer",
+    "e2-utilisation-comparable",
+    "e2-low-queue",
+    "e2-low-variance",
+    "e3-utilisation-comparable",
+    "e3-green-fairer",
+)
+_SFB_CLAIMS = (
+    *_E1_BASELINE_CLAIMS,
+    "e1-sfb-breaks-down",
+    "e1-sfb-better-utilisation",
+    "e1-droptail-sfb-rtt-bias",
+    *_E23_BASELINE_CLAIMS,
+)
+#: Where FRED's and SFB's choices are judged: experiment 1 at the ends of its range and at Fig.
+#: 2(b)'s N (the RTT-bias claims on FRED and SFB), experiments 2 and 3 at every N (each of their
+#: claims on the baselines reads every N).
+_BASELINE_AT = {1: (100, FIG2B_N, 400), 2: tuple(N_23), 3: tuple(N_23)}
 SETUP_CHOICES: tuple[SetupChoice, ...] = (
     SetupChoice(
         Choice(
@@ -230,12 +255,11 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             "FRED default) were set for small buffers and force-drop once the average queue "
             "reaches 15 of the 600 packets the paper gives every scheme, so ours scale the "
             "thresholds to the buffer. Only FRED's runs change.",
-            claims=_E1_BASELINE_CLAIMS,
+            claims=(*_E1_BASELINE_CLAIMS, "e1-fred-rtt-bias", *_E23_BASELINE_CLAIMS),
         ),
         setup="fred-ns2-thresholds",
-        experiment=1,
+        at=_BASELINE_AT,
         algorithms=("fred",),
-        n=(100, 400),
         qdisc={"fred": {"min_th": 5.0, "max_th": 15.0}},
     ),
     SetupChoice(
@@ -247,13 +271,37 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             "evaluation, whose 2 x 23 bins we run (that article marked with ECN; we drop, as the "
             "paper's Reno senders need), and BLUE's original recommendation is the other "
             "published pair (aqmlab's SFB default). Only SFB's runs change.",
-            claims=(*_E1_BASELINE_CLAIMS, "e1-sfb-breaks-down", "e1-sfb-better-utilisation"),
+            claims=_SFB_CLAIMS,
         ),
         setup="sfb-blue-steps",
-        experiment=1,
+        at=_BASELINE_AT,
         algorithms=("sfb",),
-        n=(100, 400),
         qdisc={"sfb": {"d1": 0.02, "d2": 0.002}},
+    ),
+    SetupChoice(
+        Choice(
+            name="SFB's bins",
+            default="2 levels x 23 bins of buffer / bins = 27 packets; an arrival that finds any "
+            "of its bins full is dropped (the SFB article's pseudocode)",
+            other="Linux sch_sfb's: 8 levels x 16 bins, p raised from 20 packets in a bin, an "
+            "arrival dropped only when all its bins hold 25",
+            why="the paper prints no SFB parameter (§4: 'hash flows into L levels of N bins'). "
+            "The SFB article evaluates 2 x 23 bins and its pseudocode raises a bin's p and drops "
+            "the packet when the bin holds more than bin_size packets; paper 000 gives no bin "
+            "size, so each bin gets an equal share of the 600 packets. ns-2.35 has no SFB; "
+            "Linux sch_sfb, the implementation a reviewer can run today, hashes into 8 x 16 "
+            "bins, raises p at 20 packets (its bin_size, 'target') and drops only when every bin "
+            "of the flow holds 25 ('max'). The paper cites the SFB article for SFB ([5]) and ran "
+            "ns-2, so the default stays the article's algorithm. The other reading takes Linux's "
+            "bins and drop rule and keeps the default's BLUE steps and freeze time (the steps "
+            "are their own choice; Linux steps p on every arrival, by 0.1 % up and 0.017 % "
+            "down). Only SFB's runs change.",
+            claims=_SFB_CLAIMS,
+        ),
+        setup="sfb-linux-bins",
+        at=_BASELINE_AT,
+        algorithms=("sfb",),
+        qdisc={"sfb": {"levels": 8, "bins": 16, "bin_size": 20, "max": 25}},
     ),
     SetupChoice(
         Choice(
@@ -275,9 +323,8 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             ),
         ),
         setup="idmaps-per-lookup",
-        experiment=1,
+        at={1: (400,)},
         algorithms=("green_idmaps",),
-        n=(400,),
         qdisc={"green_idmaps": {"idmaps_draw": "lookup"}},
     ),
     SetupChoice(
@@ -304,9 +351,8 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             ),
         ),
         setup=SACK_TCP,
-        experiment=1,
+        at={1: (100,)},
         algorithms=tuple(MAIN),
-        n=(100,),
         tcp=SACK_TCP,
     ),
     SetupChoice(
@@ -322,9 +368,8 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             claims=("e3-loss-below-2", "e2-3-without-alpha-50"),
         ),
         setup="dialup-50",
-        experiment=3,
+        at={3: (400,)},
         algorithms=("green_embedded", "green_embedded_no_alpha"),
-        n=(400,),
         overrides={"flows.1.access_buffer": 50},
     ),
     SetupChoice(
@@ -351,9 +396,8 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             ),
         ),
         setup="unlabelled-base-rtt",
-        experiment=2,
+        at={2: tuple(N_23)},
         algorithms=("green_embedded", "green_embedded_no_alpha"),
-        n=tuple(N_23),
         qdisc={
             "green_embedded": {"unlabelled_rtt": "base"},
             "green_embedded_no_alpha": {"unlabelled_rtt": "base"},
@@ -377,9 +421,8 @@ SETUP_CHOICES: tuple[SetupChoice, ...] = (
             ),
         ),
         setup="bitmap-flow-count",
-        experiment=1,
+        at={1: (100, 400)},
         algorithms=("green_embedded",),
-        n=(100, 400),
         qdisc={"green_embedded": {"flow_count": "bitmap"}},
     ),
 )
@@ -488,12 +531,13 @@ def setup_points(quick: bool) -> list[Point]:
     """The other reading of each set-up choice: only the algorithms it changes, only at the N
     its claims are judged at, every seed of the experiment (:data:`SETUP_CHOICES`)."""
     return [
-        point(c.experiment, a, n, quick=quick, seed=s, tcp=c.tcp, setup=c.setup)
+        point(e, a, n, quick=quick, seed=s, tcp=c.tcp, setup=c.setup)
         for c in SETUP_CHOICES
-        for n in c.n
-        if n in _n_values(c.experiment, quick)  # quick mode runs experiments 2 and 3 at 2 N
+        for e, ns in c.at.items()
+        for n in ns
+        if n in _n_values(e, quick)  # quick mode runs experiments 2 and 3 at 2 N
         for a in c.algorithms
-        for s in (SEEDS_QUICK if quick else SEEDS[c.experiment])
+        for s in (SEEDS_QUICK if quick else SEEDS[e])
     ]
 
 
@@ -620,21 +664,23 @@ def by_tcp(m: pd.DataFrame, tcp: str) -> pd.DataFrame:
 
 
 def setup_readings(m_all: pd.DataFrame, c: SetupChoice) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The measurements under ``c``'s default and other reading, both cut to ``c.n`` in
-    ``c.experiment`` (the other experiments as they are): the default reading's runs, and the
-    same with ``c.algorithms``' runs there taken from the other reading. Empty frames when the
-    other reading's runs are missing."""
+    """The measurements under ``c``'s default and other reading, both cut to the N of ``c.at``
+    in each of its experiments (the other experiments as they are): the default reading's runs,
+    and the same with ``c.algorithms``' runs there taken from the other reading. Empty frames
+    when the other reading's runs are missing."""
     paper = by_tcp(m_all, PAPER_TCP)
     other = m_all[m_all["setup"] == c.setup]
-    here = (paper["experiment"] == c.experiment) & paper["n"].isin(c.n)
-    default = paper[here | (paper["experiment"] != c.experiment)]
+    elsewhere = ~paper["experiment"].isin(list(c.at))
+    here = pd.Series(False, index=paper.index)
+    for e, ns in c.at.items():
+        here |= (paper["experiment"] == e) & paper["n"].isin(ns)
+    default = paper[here | elsewhere]
     changed = here & paper["algorithm"].isin(c.algorithms)
     if other.empty or len(other) != int(changed.sum()):
         return pd.DataFrame(), pd.DataFrame()
-    alt = pd.concat(
-        [paper[(here & ~changed) | (paper["experiment"] != c.experiment)], other],
-        ignore_index=True,
-    ).assign(tcp=PAPER_TCP, setup=PAPER_SETUP)
+    alt = pd.concat([paper[(here & ~changed) | elsewhere], other], ignore_index=True).assign(
+        tcp=PAPER_TCP, setup=PAPER_SETUP
+    )
     return default.reset_index(drop=True), alt
 
 
@@ -2254,18 +2300,14 @@ PANELS = [
 ]
 
 
+#: The measurements the report's tables show (means over seeds).
+TABLE_COLUMNS = ["jain", "utilisation", "loss_pct", "queue_mean", "queue_std", "early_drops"]
+
+
 def _table(m: pd.DataFrame, experiment: int) -> pd.DataFrame:
     sub = m[m["experiment"] == experiment].copy()
     sub["algorithm"] = sub["algorithm"].map(lambda a: LABELS.get(a, a))
-    cols = [
-        "jain",
-        "utilisation",
-        "loss_pct",
-        "queue_mean",
-        "queue_std",
-        "early_drops",
-        "alpha_mean",
-    ]
+    cols = [*TABLE_COLUMNS, "alpha_mean"]
     return sub.groupby(["algorithm", "n"])[cols].mean().round(4).reset_index()
 
 
@@ -2276,12 +2318,13 @@ c = 1.31 and a 1 s window. Where the paper is silent we chose (see the module do
 one delay per source (5 ms + 1..200 ms on the access link, 10 Mbps sink links without delay);
 no receiver-window cap; flows start in the first 2 s; metrics over the whole run; Jain's index
 over the FTP flows only. FRED (min_th 150, max_th 450, max_p 0.1, w_q 0.002, min_q 2) and SFB
-(2 x 23 bins, d1 0.005, d2 0.001, freeze 100 ms) parameters are ours: the paper prints none.
+(2 x 23 bins of 27 packets, d1 0.005, d2 0.001, freeze 100 ms) parameters are ours: the paper
+prints none.
 GREEN-IDMaps draws each flow's RTT estimate once, uniformly in [0.5, 2] x its base RTT.
 Experiment 2's Pareto flows use ns-2's default shape 1.5; experiment 3's 56 kbps links have a
-10-packet buffer. FRED's thresholds, SFB's steps, the IDMaps draw, experiment 1's senders and
-the dial-up buffer are also run the other way (the set-up choices below). "no alpha(t)" is
-GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
+10-packet buffer. FRED's thresholds, SFB's steps and bins, the IDMaps draw, experiment 1's
+senders and the dial-up buffer are also run the other way (the set-up choices below).
+"no alpha(t)" is GREEN with alpha ≡ 1 (the original GREEN of Feng et al.).
 GREEN, FRED and SFB are not in ns-2.35 (their ns-2 column says so); DropTail is, and its ns-2
 runs are set beside aqmlab's in the section "Baselines in ns-2.35 and in aqmlab".
 GREEN-Embedded gives packets without an RTT label (the Pareto sources') 100 ms; the flow's
@@ -2482,12 +2525,23 @@ def _sack_section(ms: pd.DataFrame, m: pd.DataFrame, rep: Report) -> None:
     )
 
 
+def judged_at(c: SetupChoice, m: pd.DataFrame) -> str:
+    """Where ``c``'s readings are judged in the runs ``m`` (quick mode has fewer N): "exp. 1,
+    N = 100, 400; exp. 2, N = 100, 250, 400"."""
+    parts = []
+    for e in sorted(c.at):
+        ns = sorted(int(n) for n in m.loc[m["experiment"] == e, "n"].unique() if n in c.at[e])
+        if ns:
+            parts.append(f"exp. {e}, N = {', '.join(map(str, ns))}")
+    return "; ".join(parts)
+
+
 def _note_moves(
-    counted: list[Result], c: SetupChoice, default: list[Result], other: list[Result]
+    counted: list[Result], c: SetupChoice, where: str, default: list[Result], other: list[Result]
 ) -> None:
     """Adds to each counted claim whose verdict a set-up choice moves (where the choice judges
-    it) a sentence naming the choice and both verdicts, so the claims table says which reading
-    decides it."""
+    it, ``where``: :func:`judged_at`) a sentence naming the choice and both verdicts, so the
+    claims table says which reading decides it."""
     by_id = {r.claim.id: r for r in counted}
     for x, y in zip(default, other, strict=True):
         r = by_id.get(x.claim.id)
@@ -2497,10 +2551,10 @@ def _note_moves(
         rerun = {k.label: k.verdict for k in y.cases}
         whole = combine(r.claim.quorum, [rerun.get(k.label, k.verdict) for k in r.cases])
         note = (
-            f"Set-up choice '{c.choice.name}' (judged at exp. {c.experiment}, N = "
-            f"{', '.join(map(str, c.n))}): {x.verdict} under the default reading, {y.verdict} "
-            f"read as '{c.choice.other}' (its section below); over every N, with the rerun "
-            f"cases substituted: {r.verdict} under the default reading, {whole} under the other."
+            f"Set-up choice '{c.choice.name}' (judged at {where}): {x.verdict} under the "
+            f"default reading, {y.verdict} read as '{c.choice.other}' (its section below); over "
+            f"every N, with the rerun cases substituted: {r.verdict} under the default reading, "
+            f"{whole} under the other."
         )
         r.why = f"{r.why.rstrip('.')}. {note}" if r.why else note
 
@@ -2508,8 +2562,9 @@ def _note_moves(
 def _setup_choices(m_all: pd.DataFrame, rep: Report, quick: bool) -> None:
     """Each set-up choice run both ways (:data:`SETUP_CHOICES`): the verdicts of the claims it
     can decide under both readings, where they are judged and what the reruns cost, and the
-    rerun algorithms' measurements under both readings."""
-    cols = ["jain", "utilisation", "loss_pct", "queue_mean", "queue_std"]
+    rerun algorithms' measurements under both readings (with the drops split into early and
+    overflow drops: SFB's bins decide which of the two it mostly drops by)."""
+    cols = [*TABLE_COLUMNS, "overflow_drops"]
     for c in SETUP_CHOICES:
         default, other = setup_readings(m_all, c)
         if default.empty:
@@ -2517,26 +2572,28 @@ def _setup_choices(m_all: pd.DataFrame, rep: Report, quick: bool) -> None:
         claims = [x for x in CLAIMS if x.id in c.choice.claims]
         a = evaluate(claims, Data(default), ns2_refs(ID))
         b = evaluate(claims, Data(other), ns2_refs(ID))
+        where = judged_at(c, default)
         rep.choice(c.choice, a, b)
-        _note_moves(rep.results, c, a, b)
-        seeds = SEEDS_QUICK if quick else SEEDS[c.experiment]
-        runs = len(c.n) * len(c.algorithms) * len(seeds)
+        _note_moves(rep.results, c, where, a, b)
+        seeds = {len(SEEDS_QUICK if quick else SEEDS[e]) for e in c.at}
         rep.text(
-            f"Both readings are judged on experiment {c.experiment} at N = "
-            f"{', '.join(map(str, c.n))} only, {len(seeds)} seeds each (the claims table above "
-            "reads every N of the default reading): the other reading reruns "
-            f"{'; '.join(LABELS[a] for a in c.algorithms)} there, {runs} runs."
+            f"Both readings are judged at {where} only (the other experiments as they are), "
+            f"{'/'.join(map(str, sorted(seeds)))} seeds each (the claims table above reads every "
+            "N of the default reading): the other reading reruns "
+            f"{'; '.join(LABELS[a] for a in c.algorithms)} there, "
+            f"{int((m_all['setup'] == c.setup).sum())} runs."
         )
         readings = [f"{c.choice.default} (default)", c.choice.other]
         both = pd.concat([default.assign(reading=readings[0]), other.assign(reading=readings[1])])
         both["reading"] = pd.Categorical(both["reading"], categories=readings, ordered=True)
         both = both[
-            (both["experiment"] == c.experiment) & both["algorithm"].isin(c.algorithms)
+            both["experiment"].isin(list(c.at)) & both["algorithm"].isin(c.algorithms)
         ].assign(algorithm=lambda d: d["algorithm"].map(LABELS))
         rep.table(
-            both.groupby(["algorithm", "n", "reading"], observed=True)[cols]
+            both.groupby(["experiment", "algorithm", "n", "reading"], observed=True)[cols]
             .mean()
             .round(4)
+            .astype({"early_drops": int, "overflow_drops": int})  # whole packets per run
             .reset_index(),
             f"{c.choice.name}: the rerun algorithms under both readings (means over seeds).",
         )

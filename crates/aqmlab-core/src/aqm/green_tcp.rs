@@ -180,10 +180,12 @@ pub struct Params {
     /// "label" (GREEN-Embedded: packet's RTT label), "idmaps" (estimate service, base RTT x
     /// U[0.5,2]) or "true" (base propagation RTT, ideal GREEN).
     pub rtt_source: RttSource,
-    /// With rtt_source = "idmaps": "flow" (the default: factor drawn once per flow) or
-    /// "lookup" (drawn afresh at every packet). "flow" is left out of a resolved scenario, so
-    /// scenarios written before this key existed resolve (and hash) as they did.
+    /// With rtt_source = "idmaps": "flow" (factor drawn once per flow) or "lookup" (drawn
+    /// afresh at every packet). The default "flow" is left out of a resolved scenario, so a
+    /// scenario without the key resolves (and hashes) the same as one that gives it.
+    // The schema states the default itself: serde skips it when serialising `Default`.
     #[serde(skip_serializing_if = "IdmapsDraw::is_flow")]
+    #[schemars(extend("default" = "flow"))]
     pub idmaps_draw: IdmapsDraw,
     /// Duration used when the RTT source has no answer (unlabelled packet, unknown flow).
     pub default_rtt: SimDuration,

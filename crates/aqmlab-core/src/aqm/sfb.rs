@@ -27,6 +27,7 @@
 //! | `levels` | L | 2 | the SFB article's evaluation (2 × 23 bins); paper 000 does not state what it ran |
 //! | `bins` | N per level | 23 | as `levels` |
 //! | `bin_size` | packets | unset | our choice, below |
+//! | `max` | packets | unset | the article's drop rule; set: Linux `sch_sfb`'s, below |
 //! | `d1` | probability step up, per bin | 0.02 | BLUE's original recommendation (d1 ≫ d2) |
 //! | `d2` | probability step down, per bin | 0.002 | BLUE's original recommendation |
 //! | `freeze_time` | duration | "100ms" | BLUE's original recommendation |
@@ -37,6 +38,10 @@
 //! - `bin_size` unset is `ceil(buffer in packets / bins)` (each level's bins share the buffer
 //!   evenly; byte buffers are converted with the link's mean packet size): the article sizes
 //!   bins relative to the buffer but paper 000 gives no number.
+//! - `max` unset: the article's pseudocode, an arrival that finds any of its bins holding
+//!   `bin_size` packets is dropped. Set: Linux `sch_sfb`'s rule, `bin_size` only raises p (its
+//!   `target`) and an arrival is dropped when every one of its bins holds at least `max` packets
+//!   (Linux's defaults: 8 levels x 16 bins, `bin_size` 20, `max` 25).
 //! - No source in `papers/` gives SFB's `d1`, `d2`, `freeze_time`; set them in a reproduction.
 //! - `penalty_rate`, `penalty_burst`: the rate limiter for non-responsive flows. The article
 //!   rate-limits flows whose p_min is 1 without prescribing a mechanism; we use one token
@@ -48,8 +53,8 @@
 //! - "qlen > bin_size" in the pseudocode: we treat `bin_size` as the bin's capacity, so the
 //!   bin is full (increase and drop) when it already holds `bin_size` packets. The drop is an
 //!   overflow of the bin's share of the buffer: reason `overflow`. Every level's bin is updated
-//!   before the drop. (Linux drops only when *all* bins are over a separate `max`; we follow the
-//!   article.)
+//!   before the drop. (Linux drops only when *all* bins are over a separate `max`: the key
+//!   `max`; unset, the default follows the article.)
 //! - Decreases happen on arrivals to an empty bin (the pseudocode; Linux does the same), not on
 //!   dequeue.
 //! - Hashes: SplitMix64 of the flow id XOR a per-level salt derived from the scenario seed.
@@ -79,6 +84,11 @@ pub struct Params {
     /// Packets a bin may hold before it counts as overflowing (default: buffer / bins).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bin_size: Option<u32>,
+    /// Linux sch_sfb's drop rule: an arrival is dropped when each of its bins holds at least this
+    /// many packets, and bin_size only raises p (Linux: 25). Unset: the SFB article's rule, an
+    /// arrival that finds any of its bins holding bin_size packets is dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<u32>,
     /// Increase of a bin's p when it overflows, in (0, 1]; BLUE: 0.02.
     pub d1: f64,
     /// Decrease of a bin's p when a packet finds it empty, in (0, 1]; BLUE: 0.002.
@@ -99,6 +109,7 @@ impl Default for Params {
             levels: 2,
             bins: 23,
             bin_size: None,
+            max: None,
             d1: 0.02,
             d2: 0.002,
             freeze_time: SimDuration::from_millis(100),
@@ -118,6 +129,8 @@ pub struct Sfb {
     levels: usize,
     bins: usize,
     bin_size: u32,
+    /// Linux's drop rule (`max`): the smallest bin count at which an arrival is dropped.
+    max: Option<u32>,
     d1: f64,
     d2: f64,
     freeze: SimDuration,
@@ -145,6 +158,7 @@ impl Sfb {
             levels,
             bins,
             bin_size,
+            max: p.max,
             d1: p.d1,
             d2: p.d2,
             freeze: p.freeze_time,
@@ -205,18 +219,24 @@ impl Aqm for Sfb {
         _q: &QueueView,
         rng: &mut SimRng,
     ) -> Verdict {
-        let mut full = false;
+        let mut over = false;
+        let mut min_qlen = u32::MAX;
         let mut p_min: f64 = 1.0;
         for l in 0..self.levels {
             let i = self.bin(l, pkt.flow);
             if self.qlen[i] >= self.bin_size {
                 self.prob[i].increase(now, self.d1, self.freeze);
-                full = true;
+                over = true;
             } else if self.qlen[i] == 0 {
                 self.prob[i].decrease(now, self.d2, self.freeze);
             }
+            min_qlen = min_qlen.min(self.qlen[i]);
             p_min = p_min.min(self.prob[i].p);
         }
+        let full = match self.max {
+            None => over,
+            Some(max) => min_qlen >= max,
+        };
         let limited = p_min >= 1.0;
         self.p_min_avg += PROBE_WEIGHT * (p_min - self.p_min_avg);
         self.nonresponsive += PROBE_WEIGHT * (f64::from(u8::from(limited)) - self.nonresponsive);
@@ -284,6 +304,9 @@ impl AlgorithmParams for Params {
         )?;
         if let Some(b) = self.bin_size {
             check(b >= 1, "bin_size", b, "a positive number of packets")?;
+        }
+        if let Some(m) = self.max {
+            check(m >= 1, "max", m, "a positive number of packets")?;
         }
         check(self.d1 > 0.0 && self.d1 <= 1.0, "d1", self.d1, "in (0, 1]")?;
         check(self.d2 > 0.0 && self.d2 <= 1.0, "d2", self.d2, "in (0, 1]")?;
@@ -412,6 +435,34 @@ mod tests {
     }
 
     #[test]
+    fn linux_max_drops_only_when_every_bin_holds_max() {
+        let p = Params {
+            bin_size: Some(2),
+            max: Some(3),
+            ..Params::default()
+        };
+        let mut s = Sfb::new(&p, &ctx());
+        let mut rng = SimRng::scripted(vec![0.99; 100]);
+        let (b0, b1) = (s.bin(0, 3), s.bin(1, 3));
+        // Level 0's bin at max, level 1's below: p rises in the bin over bin_size, no drop.
+        s.qlen[b0] = 3;
+        s.qlen[b1] = 2;
+        let v = s.on_enqueue(ms(0), &pkt(3), &view(), &mut rng);
+        assert_eq!(v, Verdict::Pass);
+        assert_eq!((s.prob[b0].p, s.prob[b1].p), (0.02, 0.02));
+        // Every bin at max: dropped as an overflow.
+        s.qlen[b1] = 3;
+        let v = s.on_enqueue(ms(200), &pkt(3), &view(), &mut rng);
+        assert_eq!(v, Verdict::Drop(Reason::Overflow));
+        // The article's rule (max unset) drops as soon as one bin holds bin_size.
+        let mut a = Sfb::new(&Params { max: None, ..p }, &ctx());
+        let a0 = a.bin(0, 3);
+        a.qlen[a0] = 2;
+        let v = a.on_enqueue(ms(0), &pkt(3), &view(), &mut rng);
+        assert_eq!(v, Verdict::Drop(Reason::Overflow));
+    }
+
+    #[test]
     fn nonresponsive_flow_is_rate_limited() {
         let mut s = Sfb::new(&Params::default(), &ctx());
         let mut rng = SimRng::scripted(vec![]);
@@ -476,6 +527,8 @@ mod tests {
             parse("kind='sfb'\nbin_size=0").unwrap_err().path,
             "bin_size"
         );
+        assert_eq!(parse("kind='sfb'\nmax=0").unwrap_err().path, "max");
+        assert!(!parse("kind='sfb'").unwrap().to_table().contains_key("max"));
         assert_eq!(parse("kind='sfb'\nd1=1.5").unwrap_err().path, "d1");
         assert_eq!(
             parse("kind='sfb'\npenalty_rate=0").unwrap_err().path,
