@@ -319,7 +319,9 @@ def run_one(resolved_toml: str, run_dir: str) -> str:
     # Interruptible: a signal to this worker stops the simulation's CPU work at once.
     raw = api.run_core(resolved_toml)
     res = Results.from_core(raw, name=out.name)  # raises InvariantError naming the run
-    res.write(out, plots=False, force=True)
+    # The sweep checked its destination before any run and cleaned its runs/ when it
+    # started: neither is repeated for each run.
+    res.write_checked(out, plots=False, force=True, clean=False)
     _log_run_time(out, time.process_time() - cpu0, time.perf_counter() - wall0)
     return res.summary_json
 
