@@ -321,3 +321,42 @@ def test_run_times_logged_for_executed_runs_only(tmp_path: Path, monkeypatch):
     assert len(log.read_text().splitlines()) == 2
     # The run directories hold nothing more than without the log.
     assert sweep.is_complete(Path(df["run_dir"][0]))
+
+
+def test_a_swept_run_writes_what_a_run_alone_writes(tmp_path: Path):
+    # A sweep's worker skips the destination checks and hashes its files from memory: the
+    # files must still be those of a run written alone, and its marker their true manifest.
+    from aqmlab import api, output
+
+    text = api.validate(str(TINY))
+    swept = tmp_path / "swept"
+    sweep.run_one(text, str(swept))
+    alone = api.run(text).write(tmp_path / "alone", plots=False)
+    for name in ("summary.json", "scenario.toml", *(f"{t}.parquet" for t in sweep.TABLES)):
+        assert (swept / name).read_bytes() == (alone / name).read_bytes(), name
+    marker = output.read_marker(swept)
+    assert marker is not None and marker["files"] == output.manifest(swept)
+    assert sweep.is_complete(swept)
+
+
+def test_a_saved_figure_keeps_its_layout_and_the_svg_the_png_size(tmp_path: Path):
+    import re
+
+    from aqmlab import plots
+
+    fig = plots.new_figure(figsize=(4, 3), layout="constrained")
+    ax = fig.subplots()
+    ax.plot([0, 1, 2], [3, 1, 2], label="a line")
+    ax.set_xlabel("a long axis label to crop around")
+    ax.legend()
+    engine = fig.get_layout_engine()
+    plots.save(fig, tmp_path / "f.png")
+    assert fig.get_layout_engine() is engine
+    assert "get_tightbbox" not in vars(fig)  # the figure's own method again
+    png = (tmp_path / "f.png").read_bytes()
+    width_px = int.from_bytes(png[16:20], "big")
+    svg = (tmp_path / "f.svg").read_text()
+    m = re.search(r'width="([0-9.]+)pt"', svg)
+    assert m is not None
+    # The same cropped box: inches x 150 dpi (PNG) against points / 72 (SVG), to a pixel.
+    assert abs(float(m.group(1)) / 72 * 150 - width_px) <= 1.0

@@ -452,25 +452,38 @@ def _check_writable(p: Path, what: str) -> None:
 
 @contextlib.contextmanager
 def atomic_dir(
-    dest: str | Path, *, kind: str = "run", force: bool = False, what: str = "--out"
+    dest: str | Path,
+    *,
+    kind: str = "run",
+    force: bool = False,
+    what: str = "--out",
+    clean: bool = True,
+    files: Mapping[str, str] | None = None,
 ) -> Iterator[Path]:
     """Yields a temporary directory; on normal exit it replaces ``dest`` (marker and manifest
     written), on any exception (including ``KeyboardInterrupt``/``SystemExit``) it is removed.
 
     The destination's lock is held throughout, and its ownership re-checked under the lock
-    (another writer may have changed it since :func:`check_destination`)."""
+    (another writer may have changed it since :func:`check_destination`). ``clean``: first
+    remove the abandoned temporaries beside ``dest`` (:func:`clean_stale`; a sweep does this
+    once for its ``runs/`` when it starts, not once per run, since listing a directory of
+    thousands of runs for every run made a sweep's bookkeeping grow with the square of its
+    runs). ``files``: the manifest, when the caller records each file's SHA-256 as it writes
+    it (read when the block ends; it must then list every file written), instead of reading
+    every file back to hash it."""
     out = Path(dest)
     out.parent.mkdir(parents=True, exist_ok=True)
     with dest_lock(out, what):
         st = _stat(out)
         if st is not None and stat.S_ISDIR(st.st_mode) and not force:
             _check_owner(out, kind, what, whole=True)
-        clean_stale(out.parent)
+        if clean:
+            clean_stale(out.parent)
         tmp = _Held(out.parent, "tmp")
         try:
             yield tmp.path
             tmp.unlock_file()
-            mark(tmp.path, kind)
+            mark(tmp.path, kind, files)
             replace_dir(tmp.path, out)
         except BaseException:
             shutil.rmtree(tmp.path, ignore_errors=True)
