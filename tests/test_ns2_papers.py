@@ -130,9 +130,10 @@ def test_listed_durations_stop_each_flow_in_the_script():
     )
     flows = [tcl.FlowRun(0, 0, 40_000_000, 0.0), tcl.FlowRun(1, 0, 60_000_000, 1.0)]
     text = tcl.translate(doc, flows, seed=1).text
-    assert "$ns at 2.000000000 {$agent(0) advance 0}" in text
+    # The stop ends new data only: what was sent may still be resent (curseq_ = maxseq_ + 1).
+    assert "$ns at 2.000000000 {$agent(0) advance [expr {[$agent(0) set maxseq_] + 1}]}" in text
     # Flow 1 would stop after the run ends: no stop line.
-    assert "$agent(1) advance 0" not in text
+    assert "$agent(1) advance" not in text
     doc["flows"][0]["duration"] = {"uniform": ["1s", "2s"]}
     with pytest.raises(tcl.Unsupported):
         tcl.translate(doc, flows, seed=1)

@@ -700,7 +700,7 @@ def translate(
                 stop_at = start + duration_s(listed[j])
                 net.lines.append(f"$ns at {start:.9f} {{{go}}}")
                 if stop_at < duration / 1e9:
-                    stop = f"${a} advance 0" if kind == "tcp" else f"$app({f.id}) stop"
+                    stop = _stop_tcp(a) if kind == "tcp" else f"$app({f.id}) stop"
                     net.lines.append(f"$ns at {stop_at:.9f} {{{stop}}}")
             elif not active:
                 net.lines.append(f"$ns at {start:.9f} {{{go}}}")
@@ -711,7 +711,7 @@ def translate(
                     if t_off <= t_on:
                         continue
                     net.lines.append(f"$ns at {t_on:.9f} {{{go}}}")
-                    stop = f"${a} advance 0" if kind == "tcp" else f"$app({f.id}) stop"
+                    stop = _stop_tcp(a) if kind == "tcp" else f"$app({f.id}) stop"
                     net.lines.append(f"$ns at {t_off:.9f} {{{stop}}}")
             agents.append(a)
             kinds.append(kind)
@@ -734,6 +734,16 @@ def translate(
         access=" ".join(f"{s} {r}" for s, r in access_links),
     )
     return Script(text=text, flows=flow_ids, kinds=kinds, access_hosts=host, traced=traced)
+
+
+def _stop_tcp(agent: str) -> str:
+    """The Tcl that stops TCP agent ``agent`` sending new data, as aqmlab stops a session: what
+    was sent stays outstanding and may be resent. ns-2.35's ``advance n`` sets ``curseq_`` to
+    ``n`` (to ``maxseq_`` when ``n <= maxseq_``, tcp.cc ``command``) and ``send_much`` sends only
+    while ``t_seqno_ < curseq_``, so ``advance 0`` would leave the last packet sent unresendable
+    (its loss then times out again and again until the run ends); ``maxseq_ + 1``, read when the
+    stop fires, allows every resend and no new packet."""
+    return f"${agent} advance [expr {{[${agent} set maxseq_] + 1}}]"
 
 
 _SCRIPT = """\
