@@ -1,5 +1,5 @@
 //! Behaviour lock: every scenario file in the repository, and every algorithm with every TCP
-//! variant on a small dumbbell, must produce the same bytes as when the hashes in
+//! variant (and with the `ns2` model's Reno) on a small dumbbell, must produce the same bytes as when the hashes in
 //! `tests/data/golden_hashes.json` were recorded (SHA-256 of the summary JSON and of every
 //! result table). A refactor that is meant to change nothing must leave this test green; a
 //! change that is meant to alter behaviour re-records the file and says so in its commit:
@@ -136,6 +136,21 @@ const MATRIX_BASE: &str = r#"
     group = "udp"
 "#;
 
+/// The matrix dumbbell `base` with algorithm `kind` at the bottleneck.
+fn matrix_case(kind: &str, base: &str) -> Scenario {
+    let mut table: toml::Table = toml::from_str(base).expect("TOML");
+    let mut qdisc = toml::Table::new();
+    qdisc.insert("kind".into(), kind.into());
+    table["bottleneck"]
+        .as_table_mut()
+        .expect("bottleneck table")
+        .insert("qdisc".into(), toml::Value::Table(qdisc));
+    Scenario::from_table(table).unwrap_or_else(|e| panic!("matrix {kind}: {e}"))
+}
+
+/// The TCP of the matrix's `ns2` row: ns-2.35's agent, Reno, as the paper reproductions run.
+const NS2_RENO: &str = r#"model = "ns2", variant = "reno""#;
+
 fn cases() -> Vec<(String, Scenario)> {
     cases_of(std::env::var_os("AQMLAB_GOLDEN_FULL").is_some())
 }
@@ -162,18 +177,14 @@ fn cases_of(full: bool) -> Vec<(String, Scenario)> {
     if !full {
         for kind in AqmConfig::KINDS {
             for variant in ["reno", "newreno", "sack"] {
-                let mut table: toml::Table =
-                    toml::from_str(&MATRIX_BASE.replace("VARIANT", variant)).expect("TOML");
-                let mut qdisc = toml::Table::new();
-                qdisc.insert("kind".into(), (*kind).into());
-                table["bottleneck"]
-                    .as_table_mut()
-                    .expect("bottleneck table")
-                    .insert("qdisc".into(), toml::Value::Table(qdisc));
-                let s = Scenario::from_table(table)
-                    .unwrap_or_else(|e| panic!("matrix {kind}/{variant}: {e}"));
-                cases.push((format!("matrix/{kind}/{variant}"), s));
+                let base = MATRIX_BASE.replace("VARIANT", variant);
+                cases.push((format!("matrix/{kind}/{variant}"), matrix_case(kind, &base)));
             }
+            // The `ns2` TCP model's own rules (ECN ones among them) under every algorithm, so
+            // that a change of them moves the identity (`scenario::model_id`) of each kind's
+            // `ns2`-model scenarios, the paper reproductions'.
+            let base = MATRIX_BASE.replace("variant = \"VARIANT\"", NS2_RENO);
+            cases.push((format!("matrix/{kind}/reno-ns2"), matrix_case(kind, &base)));
         }
     }
     cases
