@@ -56,7 +56,7 @@ use super::red::{self, Average};
 use super::red_core::{linear_pb, spaced, validate_red};
 use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
-use crate::net::flow_map::FlowMap;
+use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -126,8 +126,9 @@ pub struct Fred {
     avg: Average,
     count: i64,
     nactive: u32,
-    /// Per-flow state of the flows seen (FRED's `qlen_i`, `strike_i`).
-    flows: FlowMap<FlowState>,
+    /// Per-flow state of the flows seen (FRED's `qlen_i`, `strike_i`), looked up by id at
+    /// every arrival and departure.
+    flows: DenseFlowMap<FlowState>,
 }
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -144,15 +145,8 @@ impl Fred {
             avg: Average::new(p.w_q, red::ptc(link_rate_bps, mean_pkt_bytes.max(1))),
             count: -1,
             nactive: 0,
-            flows: FlowMap::default(),
+            flows: DenseFlowMap::default(),
         }
-    }
-
-    fn ensure(&mut self, flow: FlowId) -> usize {
-        let e = self.flows.entry(flow);
-        let i = e.index();
-        e.or_default();
-        i
     }
 
     fn avgcq(&self) -> f64 {
@@ -166,7 +160,7 @@ impl Fred {
 
     /// Packets of `flow` currently queued.
     pub fn qlen(&self, flow: FlowId) -> u32 {
-        self.flows.get(&flow).map_or(0, |s| s.qlen)
+        self.flows.get(flow).map_or(0, |s| s.qlen)
     }
 }
 
@@ -180,19 +174,12 @@ impl Aqm for Fred {
     ) -> Verdict {
         let avg = self.avg.update(now, q.len_pkts as f64);
         let avgcq = self.avgcq();
-        let i = self.ensure(pkt.flow);
+        let flow = self.flows.entry(pkt.flow);
         let in_band = avg >= self.p.min_th && avg < self.p.max_th;
         let count = if in_band { self.count + 1 } else { self.count };
-        let decision = decide(
-            &self.p,
-            avg,
-            avgcq,
-            self.flows[i].qlen,
-            self.flows[i].strike,
-            count,
-        );
+        let decision = decide(&self.p, avg, avgcq, flow.qlen, flow.strike, count);
         if decision == Decision::Policy {
-            self.flows[i].strike += 1;
+            flow.strike += 1;
             return Verdict::Drop(Reason::Policy);
         }
         if in_band {
@@ -214,11 +201,11 @@ impl Aqm for Fred {
     }
 
     fn on_enqueued(&mut self, _now: SimTime, pkt: &Packet) {
-        let i = self.ensure(pkt.flow);
-        if self.flows[i].qlen == 0 {
+        let flow = self.flows.entry(pkt.flow);
+        if flow.qlen == 0 {
             self.nactive += 1;
         }
-        self.flows[i].qlen += 1;
+        flow.qlen += 1;
     }
 
     fn on_dequeue(
@@ -229,15 +216,15 @@ impl Aqm for Fred {
         _rng: &mut SimRng,
     ) -> Verdict {
         self.avg.update(now, q.len_pkts as f64);
-        let i = self.ensure(pkt.flow);
+        let flow = self.flows.entry(pkt.flow);
         debug_assert!(
-            self.flows[i].qlen > 0,
+            flow.qlen > 0,
             "FRED: departure of a flow with no queued packet"
         );
-        self.flows[i].qlen = self.flows[i].qlen.saturating_sub(1);
-        if self.flows[i].qlen == 0 {
+        flow.qlen = flow.qlen.saturating_sub(1);
+        if flow.qlen == 0 {
             self.nactive = self.nactive.saturating_sub(1);
-            self.flows[i].strike = 0;
+            flow.strike = 0;
         }
         Verdict::Pass
     }
@@ -352,7 +339,7 @@ mod tests {
         assert_eq!(&out[..5], &[Verdict::Pass; 5]);
         assert_eq!(out[5], Verdict::Drop(Reason::Policy));
         assert_eq!(f.qlen(1), 5);
-        assert_eq!(f.flows[&1].strike, 1);
+        assert_eq!(f.flows.get(1).unwrap().strike, 1);
         // Another flow is not affected by flow 1's limit.
         assert_eq!(
             q.offer(&mut f, SimTime(7), pkt(7, 2), &mut rng),
@@ -364,7 +351,7 @@ mod tests {
             q.depart(&mut f, SimTime(10), &mut rng);
         }
         assert_eq!(f.qlen(1), 0);
-        assert_eq!(f.flows[&1].strike, 0, "state deleted with the last packet");
+        assert_eq!(f.flows.get(1).unwrap().strike, 0, "state deleted with the last packet");
         assert_eq!(f.nactive, 1);
         q.depart(&mut f, SimTime(11), &mut rng);
         assert_eq!(f.nactive, 0);
@@ -412,7 +399,7 @@ mod tests {
         for i in 0..7 {
             h.offer(&mut f, SimTime(i), pkt(i, 1), &mut rng);
         }
-        assert_eq!(f.flows[&1].strike, 2);
+        assert_eq!(f.flows.get(1).unwrap().strike, 2);
         // Drain three: qlen 2 < maxq 5, but strike 2 > 1 and qlen 2 ≥ avgcq (1) → policy.
         for _ in 0..3 {
             h.depart(&mut f, SimTime(8), &mut rng);

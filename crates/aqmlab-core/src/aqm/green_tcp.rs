@@ -58,7 +58,7 @@
 //!   (unknown flows still get `default_rtt`). §2 applies p "to all arriving packets" and §5.1
 //!   never says which RTT a sender without labels (a UDP source) carries: the two readings.
 //! - `flow_count`: "exact" keeps, per flow seen on the link, the number of the last window in
-//!   which the flow was seen (a `FlowMap<u32>`, one entry per flow): N is exact. "bitmap" is the
+//!   which the flow was seen (a `DenseFlowMap<u32>`, one entry per flow): N is exact. "bitmap" is the
 //!   bounded-memory estimator the paper's "no per-flow state" asks for (§8 says N "can be easily
 //!   estimated"): linear counting (Whang, Vander-Zanden and Taylor 1990) over a bitmap of
 //!   `bitmap_bits` bits; each arrival sets bit `hash(flow) mod m`, and at the window's end
@@ -103,7 +103,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
-use crate::net::flow_map::FlowMap;
+use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -293,9 +293,9 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 /// Active-flow counter for the current window.
 enum Counter {
     /// `last_seen[flow]` = 1 + number of the last window in which the flow arrived (absent:
-    /// never); one entry per flow seen on this link.
+    /// never); one entry per flow seen on this link, looked up by id at every arrival.
     Exact {
-        last_seen: FlowMap<u32>,
+        last_seen: DenseFlowMap<u32>,
         window_no: u32,
         count: u32,
     },
@@ -316,7 +316,7 @@ impl Counter {
                 count,
             } => {
                 let tag = *window_no + 1;
-                let seen = last_seen.entry(flow).or_default();
+                let seen = last_seen.entry(flow);
                 if *seen != tag {
                     *seen = tag;
                     *count += 1;
@@ -386,7 +386,7 @@ impl GreenTcp {
     pub fn new(p: &Params, ctx: &BuildContext) -> GreenTcp {
         let counter = match p.flow_count {
             FlowCount::Exact => Counter::Exact {
-                last_seen: FlowMap::default(),
+                last_seen: DenseFlowMap::default(),
                 window_no: 0,
                 count: 0,
             },

@@ -8,13 +8,15 @@
 //! after the last popped time, and a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) exploits
 //! that. An event lives in the bucket named by the highest digit in which its time differs from
 //! the last popped time and by its own value of that digit (`now`: the same instant). A push is
-//! an append; a pop that finds `now` empty takes the lowest non-empty bucket, whose minimum
-//! becomes the new "last" and whose events each move to a strictly lower digit (or, the common
-//! case, whose one event leaves at once: nothing else can be at its time). Digits are six
-//! bits wide, so an event moves at most once per digit: two or three times for the 10 µs-200 ms
-//! horizons of the paper dumbbells, where one-bit digits (the textbook radix heap) move each
-//! event up to fifteen times (the measured difference is in docs/performance.md). Against a
-//! binary heap either form saves two O(log n) sifts per event.
+//! an append; a pop that finds `now` empty takes the lowest non-empty bucket, whose earliest
+//! event (the first at its minimum time) becomes the new "last" and leaves at once, and whose
+//! other events each move to a strictly lower digit or to `now` (the common case: the bucket
+//! holds that one event and nothing moves). Digits are six bits wide, so an event moves at most
+//! once per digit: two or three times for the 10 µs-200 ms horizons of the paper dumbbells,
+//! where one-bit digits (the textbook radix heap) move each event up to fifteen times (the
+//! measured difference is in docs/performance.md; wider digits, measured too, move less but
+//! spread pushes over more buckets that are no longer in cache). Against a binary heap either
+//! form saves two O(log n) sifts per event.
 //!
 //! Same-instant order needs no sequence numbers: every bucket, and `now`, holds its events in
 //! insertion order. A bucket gets events by appends (pushes, in insertion order) and by the
@@ -126,33 +128,39 @@ impl<E> EventQueue<E> {
         self.levels &= !(((occ == 0) as u32) << level);
     }
 
-    /// Empties the lowest bucket (`level`, `digit`), whose earliest time is `min`, into `now`
-    /// (the events at `min`, in the bucket's order) and lower buckets: `min` becomes `last`.
-    /// Every event of the bucket agrees with `min` at and above this digit, so each moves to a
-    /// strictly lower level (or to `now`).
+    /// Empties the lowest bucket (`level`, `digit`), whose earliest event is its entry `first`,
+    /// and returns that event (the next to pop; its time becomes `last`). The others go, in the
+    /// bucket's order, into `now` (the rest at its time) and lower buckets: every event of the
+    /// bucket agrees with the earliest at and above this digit, so each moves to a strictly
+    /// lower level (or to `now`). The earliest event itself leaves without a move.
     #[inline(never)]
-    fn redistribute(&mut self, level: usize, digit: usize, min: u64)
+    fn redistribute(&mut self, level: usize, digit: usize, first: usize) -> Entry<E>
     where
         E: Copy,
     {
         self.vacate(level, digit);
-        self.last = min;
+        let mut from = std::mem::take(&mut self.buckets[level * RADIX + digit]);
+        self.last = from[first].time;
         self.now.clear();
         self.head = 0;
-        let mut from = std::mem::take(&mut self.buckets[level * RADIX + digit]);
-        for &e in &from {
+        for &e in &from[..first] {
             self.file(e);
         }
+        for &e in &from[first + 1..] {
+            self.file(e);
+        }
+        let taken = from[first];
         from.clear();
         // Keep the allocation for the next time this bucket fills.
         self.buckets[level * RADIX + digit] = from;
+        taken
     }
 
     /// The lowest non-empty bucket (`level`, `digit`) and its earliest time, if any event is
     /// queued outside `now`: the lowest level holds the earliest events, and within it the
     /// lowest digit (every event there agrees with `last` above that digit and exceeds it there).
     #[inline]
-    fn lowest(&self) -> Option<(usize, usize, u64)> {
+    fn lowest(&self) -> Option<(usize, usize, (usize, u64))> {
         if self.levels == 0 {
             return None;
         }
@@ -161,13 +169,15 @@ impl<E> EventQueue<E> {
         Some((level, digit, self.bucket_min(level, digit)))
     }
 
-    /// The earliest time in the non-empty bucket (`level`, `digit`).
+    /// The position in the non-empty bucket (`level`, `digit`) of its earliest event (the first
+    /// one, in the bucket's insertion order, at the earliest time) and that time.
     #[inline]
-    fn bucket_min(&self, level: usize, digit: usize) -> u64 {
+    fn bucket_min(&self, level: usize, digit: usize) -> (usize, u64) {
         self.buckets[level * RADIX + digit]
             .iter()
-            .map(|e| e.time)
-            .min()
+            .enumerate()
+            .map(|(i, e)| (i, e.time))
+            .min_by_key(|&(_, t)| t)
             .expect("occupied bucket")
     }
 
@@ -206,13 +216,11 @@ impl<E> EventQueue<E> {
             self.len -= 1;
             return Some((SimTime(e.time), e.event));
         }
-        let min = self.bucket_min(level, digit);
+        let (first, min) = self.bucket_min(level, digit);
         if min > limit.0 {
             return None;
         }
-        self.redistribute(level, digit, min);
-        let e = self.now[0];
-        self.head = 1;
+        let e = self.redistribute(level, digit, first);
         self.len -= 1;
         Some((SimTime(e.time), e.event))
     }
@@ -226,7 +234,7 @@ impl<E> EventQueue<E> {
         self.pop_until(SimTime(u64::MAX))
     }
 
-    /// The time of the earliest event (moving it into `now`).
+    /// The time of the earliest event (moving it to the front of `now`).
     pub fn peek_time(&mut self) -> Option<SimTime>
     where
         E: Copy,
@@ -234,8 +242,10 @@ impl<E> EventQueue<E> {
         if self.head < self.now.len() {
             return Some(SimTime(self.last));
         }
-        let (level, digit, min) = self.lowest()?;
-        self.redistribute(level, digit, min);
+        let (level, digit, (first, min)) = self.lowest()?;
+        let e = self.redistribute(level, digit, first);
+        // Back at the front of `now`, before the later events at its time.
+        self.now.insert(0, e);
         Some(SimTime(min))
     }
 
