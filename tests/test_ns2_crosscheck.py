@@ -227,7 +227,12 @@ def test_verdicts():
 
 def test_there_are_ns2_references():
     names = {p.stem for p in REFERENCES}
-    assert {"demo_droptail_reno", "demo_red_reno", "dumbbell_155mbps_100flows"} <= names
+    assert {
+        "demo_droptail_reno",
+        "demo_red_reno",
+        "demo_red_tahoe",
+        "dumbbell_155mbps_100flows",
+    } <= names
 
 
 @pytest.mark.parametrize("path", REFERENCES, ids=lambda p: p.stem)
