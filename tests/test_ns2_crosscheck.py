@@ -66,6 +66,21 @@ def test_script_sets_ns2_to_aqmlab_semantics():
     assert "$ns simplex-link $src(29) $r(R1) 100000000 0.150000000 DropTail" in text
 
 
+@pytest.mark.parametrize(
+    ("variant", "agent"),
+    [("tahoe", "Agent/TCP"), ("reno", "Agent/TCP/Reno"), ("newreno", "Agent/TCP/Newreno")],
+)
+def test_tcp_variants_map_to_ns2_agents(variant, agent):
+    doc = _resolved(
+        ROOT / "scenarios/demo/red.toml",
+        "duration=2s",
+        "warmup=1s",
+        f"flows.0.tcp.variant={variant}",
+    )
+    text = tcl.translate(doc, _flows(doc), seed=7).text
+    assert f"[new {agent}]" in text
+
+
 def test_droptail_and_rem_limits_count_one_more_packet():
     doc = _resolved(ROOT / "scenarios/crosscheck/demo_rem.toml", "duration=2s", "warmup=1s")
     text = tcl.translate(doc, _flows(doc), seed=1).text
@@ -212,7 +227,12 @@ def test_verdicts():
 
 def test_there_are_ns2_references():
     names = {p.stem for p in REFERENCES}
-    assert {"demo_droptail_reno", "demo_red_reno", "dumbbell_155mbps_100flows"} <= names
+    assert {
+        "demo_droptail_reno",
+        "demo_red_reno",
+        "demo_red_tahoe",
+        "dumbbell_155mbps_100flows",
+    } <= names
 
 
 @pytest.mark.parametrize("path", REFERENCES, ids=lambda p: p.stem)

@@ -36,8 +36,8 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
     assert "18.1812" in md and "1.825" in md  # Table 1's published values beside ours
     # RED and SFRED (main reading) x 3 experiments x 3 seeds, plus six more SFRED readings,
     # and RED with ns-3's count rule (the set-up choice COUNT_RULE); an MRUL of 16 flows in
-    # the web experiment only (3 seeds).
-    assert len(runs) == 3 * 3 * (2 + 6 + 1) + 3
+    # the web experiment only (3 seeds); RED and SFRED with Tahoe senders (TCP_VARIANT).
+    assert len(runs) == 3 * 3 * (2 + 6 + 1) + 3 + 3 * 3 * 2
     assert "Set-up choice run both ways: RED's early-drop count after a forced drop" in md
     assert set(runs["reading"]) == {
         count_rule.KEPT,
@@ -50,7 +50,25 @@ def test_report_and_figures_are_written(quick: tuple[Path, pd.DataFrame]) -> Non
         "raised, k 0",
         "raised, k 35",
         f"raised, MRUL {paper.MRUL_SMALL}",
+        paper.TAHOE,
     }
+    tahoe = runs[runs["reading"] == paper.TAHOE]
+    assert sorted(tahoe["algorithm"].value_counts()) == [9, 9]
+    for d in tahoe["run_dir"]:
+        sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
+        variants = {f["tcp"]["variant"] for f in sc["flows"] if f["kind"] in ("tcp", "web")}
+        assert variants == {"tahoe"}
+        if sc["bottleneck"]["qdisc"]["kind"] == "sfred":
+            assert sc["bottleneck"]["qdisc"]["fast_p"] == "raised"
+    # Tahoe's fast retransmits close the window to one segment, so the runs differ from Reno's.
+    for alg in ("red", "sfred"):
+        reno = runs[(runs["algorithm"] == alg) & runs["reading"].isin(["-", "raised"])]
+        t = tahoe[tahoe["algorithm"] == alg]
+        assert not np.allclose(
+            reno.sort_values(["experiment", "seed"])["utilisation"].to_numpy(),
+            t.sort_values(["experiment", "seed"])["utilisation"].to_numpy(),
+        )
+    assert "## Set-up choice run both ways: the TCP senders' variant" in md
     small = runs[runs["reading"] == f"raised, MRUL {paper.MRUL_SMALL}"]
     assert set(small["experiment"]) == {"web"}
     for d in small["run_dir"]:

@@ -13,8 +13,8 @@
 //!   `Verdict`, `Reason`, `QueueView`).
 //! - [`aqm`]: the algorithms and their registry (`AqmConfig`); `net::link` and
 //!   `net::topology` (a link at run time: qdisc, transmitter, pipe) sit above it.
-//! - [`transport`]: TCP (Reno, NewReno and SACK recovery; Reno, CUBIC and DCTCP congestion
-//!   control; ns-2 style one-way agents) and unresponsive senders.
+//! - [`transport`]: TCP (Tahoe, Reno, NewReno and SACK recovery; Reno, CUBIC and DCTCP
+//!   congestion control; ns-2 style one-way agents) and unresponsive senders.
 //! - [`traffic`]: sources that drive transports (bulk, finite, on/off, web-like).
 //! - [`engine`]: the event queue, ordered by (time, insertion sequence), and the simulator
 //!   proper over a built `World`: `Simulator::step` / `run_until`, packet forwarding, and an

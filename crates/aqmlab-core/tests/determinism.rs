@@ -34,6 +34,22 @@ fn same_seed_same_bytes_other_seed_differs() {
     assert_conserved(&c);
 }
 
+/// The Tahoe sender is deterministic and conserves packets on the lossy dumbbell too, and it
+/// behaves differently from the default Reno (its cwnd closes to one segment on each fast
+/// retransmit).
+#[test]
+fn tahoe_same_seed_same_bytes_and_conserved() {
+    let tahoe = SCENARIO.replace("SEED", "7") + "    tcp = { variant = \"tahoe\" }\n";
+    let a = run(&tahoe);
+    let b = run(&tahoe);
+    let reno = run(&SCENARIO.replace("SEED", "7"));
+    assert_eq!(a.summary_json, b.summary_json);
+    assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
+    assert_eq!(a.events, b.events);
+    assert_ne!(a.summary_json, reno.summary_json);
+    assert_conserved(&a);
+}
+
 #[test]
 fn queue_time_average_matches_the_sampled_mean() {
     // Over a long window the exact time average and the mean of 20 ms samples estimate the same

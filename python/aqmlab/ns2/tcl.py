@@ -39,7 +39,12 @@ QDISCS = {
 }
 #: Flow kinds ns-2 runs here.
 FLOW_KINDS = ("tcp", "udp_cbr", "pareto_onoff")
-TCP_AGENTS = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
+TCP_AGENTS = {
+    "tahoe": "Agent/TCP",
+    "reno": "Agent/TCP/Reno",
+    "newreno": "Agent/TCP/Newreno",
+    "sack": "Agent/TCP/Sack1",
+}
 #: Buffer of aqmlab's uncongested links (reverse bottleneck, sink links), in packets.
 UNCONGESTED_BUFFER = 10_000
 
@@ -327,7 +332,7 @@ def _avq(
 def _tcp_lines(var: str, tcp: dict[str, Any], path: str, overhead_s: float) -> list[str]:
     variant = tcp.get("variant", "reno")
     if variant not in TCP_AGENTS:
-        raise Unsupported(f"{path}.variant", variant, "ns-2.35 has: reno, newreno, sack")
+        raise Unsupported(f"{path}.variant", variant, "ns-2.35 has: " + ", ".join(TCP_AGENTS))
     if tcp.get("rtt_label", "none") != "none":
         raise Unsupported(f"{path}.rtt_label", tcp["rtt_label"], "none (ns-2 has no RTT labels)")
     # What ns-2.35's one-way agents cannot run as aqmlab does is refused, never replaced by

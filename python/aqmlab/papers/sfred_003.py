@@ -11,7 +11,8 @@ The claims are :data:`CLAIMS` (one row per sentence of §3 that states a result)
 :mod:`aqmlab.claims`. The fast-flow probability's two readings (``fast_p`` = raised, the prose;
 printed, the formula), the unresponsive-flow rule on/off, the MRUL's counting window (1 s
 halving or cumulative), the slow-flow raise k (10; 0 and 35) and the MRUL's size (100; 16 in
-the web experiment) run beside the main runs, in a
+the web experiment) run beside the main runs, and so does the TCP senders' variant (Reno; Tahoe,
+ns-2's default ``Agent/TCP``, with RED and SFRED), in a
 section of their own: they are not claims, and the claims are judged on each as set-up choices.
 """
 
@@ -64,7 +65,9 @@ of each experiment, not the rest):
   flow's probability, while the prose says it increases "by T_f/T_i times". The main runs take
   the prose (`fast_p = "raised"`, `max_p·T_i/T_f`); the section "Readings of §2.1-§2.3"
   runs the printed formula too.
-- TCP: Reno (the paper names no variant), 1 KB packets; receiver window 2 x BDP per flow, BDP =
+- TCP: Reno (§3 names no variant; the paper's NLRED half reports 'results based on TCP
+  Reno'; Tahoe, ns-2's default `Agent/TCP`, is a set-up choice run both ways, with RED and
+  SFRED), 1 KB packets; receiver window 2 x BDP per flow, BDP =
   1.5 Mbps x the flow's base RTT, rounded up (19 / 87 packets for 50 / 230 ms; 18 / 85 for 46 /
   226 ms with tau_r = 3 ms).
 - Web-like flows (§3): fetch D_w = 10 packets, then restart from slow start on the same
@@ -104,6 +107,9 @@ READINGS_SFRED: dict[str, dict[str, Any]] = {
 #: flows of the two-FTP and CBR experiments, whose runs would be the main ones.
 READING_EXPERIMENTS: dict[str, tuple[str, ...]] = {f"raised, MRUL {MRUL_SMALL}": ("web",)}
 EXPERIMENTS = ("ftp2", "web", "cbr")
+#: The reading label of the runs with Tahoe senders (the set-up choice TCP_VARIANT), RED and
+#: SFRED (SFRED with its main reading, "raised").
+TAHOE = "tahoe"
 QUICK_DURATION = {"ftp2": "100s", "web": "300s", "cbr": "60s"}
 BOTTLENECK_MBPS = 1.5
 #: Seeds: the claims compare close numbers, so every point runs over several seeds (quick: 3).
@@ -117,10 +123,17 @@ def scenario(
     exp: str, algorithm: str, quick: bool, seed: int = 1, reading: str = "raised"
 ) -> dict[str, Any]:
     """One run; ``reading``: SFRED's (:data:`READINGS_SFRED`), or for RED
-    ``count_rule.KEPT`` (ns-3's count rule, the set-up choice COUNT_RULE)."""
+    ``count_rule.KEPT`` (ns-3's count rule, the set-up choice COUNT_RULE); for either,
+    :data:`TAHOE` (every TCP sender Tahoe, the set-up choice TCP_VARIANT)."""
     sc = copy.deepcopy(load_base(ID, exp))
     sc["bottleneck"]["qdisc"] = copy.deepcopy(QDISC[algorithm])
-    if algorithm == "sfred":
+    if reading == TAHOE:
+        for f in sc["flows"]:
+            if "tcp" in f:
+                f["tcp"]["variant"] = "tahoe"
+        if algorithm == "sfred":
+            sc["bottleneck"]["qdisc"].update(READINGS_SFRED["raised"])
+    elif algorithm == "sfred":
         sc["bottleneck"]["qdisc"].update(READINGS_SFRED[reading])
     elif reading == count_rule.KEPT:
         sc["bottleneck"]["qdisc"] = count_rule.ns3_rule(sc["bottleneck"]["qdisc"])
@@ -133,7 +146,7 @@ def scenario(
 
 def _point(exp: str, alg: str, quick: bool, seed: int, reading: str) -> Point:
     labels = {"figure": exp, "experiment": exp, "algorithm": alg, "seed": seed}
-    labels["reading"] = reading if alg == "sfred" or reading == count_rule.KEPT else "-"
+    labels["reading"] = reading if alg == "sfred" or reading in (count_rule.KEPT, TAHOE) else "-"
     return Point(labels=labels, scenario=scenario(exp, alg, quick, seed, reading))
 
 
@@ -154,7 +167,9 @@ def points(quick: bool) -> list[Point]:
     ]
     # The set-up choice COUNT_RULE: RED with ns-3's count rule, every experiment and seed.
     kept = [_point(e, "red", quick, s, count_rule.KEPT) for e in EXPERIMENTS for s in seeds]
-    return main + other + kept
+    # The set-up choice TCP_VARIANT: RED and SFRED with Tahoe senders, every experiment and seed.
+    tahoe = [_point(e, a, quick, s, TAHOE) for e in EXPERIMENTS for a in ALGORITHMS for s in seeds]
+    return main + other + kept + tahoe
 
 
 # ---- measurements ---------------------------------------------------------------------------
@@ -534,6 +549,15 @@ MRUL_SIZE = Choice(
     "forget flows as a router with more flows than N would. The two-FTP and CBR experiments "
     "(2 and 4 flows) are the same under both and are not rerun.",
 )
+TCP_VARIANT = Choice(
+    name="the TCP senders' variant",
+    default="Reno (`Agent/TCP/Reno`: fast recovery)",
+    other="Tahoe (ns-2's default `Agent/TCP`: cwnd = 1 and slow start after a fast retransmit)",
+    why="§3 says only 'with NS2' and names no TCP variant; ns-2's default agent is Tahoe. Reno "
+    "stays the main reading because the same paper's NLRED half (§5, same simulator) names its "
+    "TCP: 'only a representative subset of the results based on TCP Reno is reported'. Both "
+    "queues run with the same variant in each reading.",
+)
 STABLE_READING = Choice(
     name="Fig. 6's 'more stable'",
     default="more transfers finished within 2 s than under RED (the sentence's own 'in that')",
@@ -801,6 +825,10 @@ def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     if not kept.empty:
         other = pd.concat([runs[runs["algorithm"] != "red"], kept.assign(reading="-")])
         rep.choice(COUNT_RULE, main_res, evaluate(CLAIMS, measure(other), ns2_refs(ID)))
+    tahoe = all_runs[all_runs["reading"] == TAHOE].copy()
+    if not tahoe.empty:
+        tahoe["reading"] = np.where(tahoe["algorithm"] == "sfred", "raised", "-")
+        rep.choice(TCP_VARIANT, main_res, evaluate(CLAIMS, measure(tahoe), ns2_refs(ID)))
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 

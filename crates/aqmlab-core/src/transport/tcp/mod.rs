@@ -1,6 +1,6 @@
-//! TCP in the style of ns-2's one-way agents (the papers' simulator): a sender (`Agent/TCP/Reno`,
-//! `Agent/TCP/Newreno`) and a receiver (`Agent/TCPSink`, optionally `DelAck`), sequence numbers
-//! counted in segments, every data packet the same size.
+//! TCP in the style of ns-2's one-way agents (the papers' simulator): a sender (`Agent/TCP`,
+//! i.e. Tahoe, `Agent/TCP/Reno`, `Agent/TCP/Newreno`) and a receiver (`Agent/TCPSink`,
+//! optionally `DelAck`), sequence numbers counted in segments, every data packet the same size.
 //!
 //! Sans-IO, like smoltcp: the simulator passes `now` in, the endpoints emit packets through a
 //! closure and report their next deadline with `next_timer()`. Nothing here knows about links.
@@ -57,6 +57,9 @@ pub enum Variant {
     /// RFC 2018 SACK blocks from the receiver and RFC 6675 loss recovery at the sender
     /// (pipe-based, like ns-2's `Agent/TCP/Sack1` and ns-3's default `TcpSocketBase`).
     Sack,
+    /// ns-2's base `Agent/TCP`: after a fast retransmit, `cwnd = 1` and slow start (no fast
+    /// recovery).
+    Tahoe,
 }
 
 /// Which ECN-capable codepoint data packets carry when `ecn = true`.
@@ -113,8 +116,9 @@ pub const MAX_INITIAL_WINDOW: u32 = 65_535;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Loss recovery: `reno`, `newreno` or `sack` (RFC 2018 blocks, RFC 6675 pipe-based recovery;
-    /// ns-2 `Sack1`, ns-3's default).
+    /// Loss recovery: `reno`, `newreno`, `sack` (RFC 2018 blocks, RFC 6675 pipe-based recovery;
+    /// ns-2 `Sack1`, ns-3's default) or `tahoe` (ns-2's base `Agent/TCP`: `cwnd = 1` and slow
+    /// start after a fast retransmit).
     pub variant: Variant,
     /// Data packet size on the wire, bytes (ns-2 `packetSize_` = 1000).
     pub mss: u32,

@@ -2,6 +2,8 @@
 //! fast recovery. One file per variant; the closed enum [`AnyRecovery`] dispatches with a
 //! `match` (no box, no virtual call per ACK), as smoltcp's `AnyController`.
 //!
+//! - [`tahoe`]: ns-2's base `Agent/TCP`: fast retransmit, then `cwnd = 1` and slow start
+//!   (go-back-N from the hole), no fast recovery.
 //! - [`reno`]: RFC 5681 fast retransmit / fast recovery; leaves on the first new ACK.
 //! - [`newreno`]: RFC 6582; a partial ACK retransmits the next hole and stays in recovery.
 //! - [`sack`]: RFC 6675 over RFC 2018 blocks: a scoreboard, `IsLost`, `pipe` and `NextSeg`.
@@ -15,10 +17,12 @@
 pub mod newreno;
 pub mod reno;
 pub mod sack;
+pub mod tahoe;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use sack::Sack;
+pub use tahoe::Tahoe;
 
 use crate::net::packet::Packet;
 use crate::time::SimTime;
@@ -92,6 +96,7 @@ pub(super) trait Recovery {
 /// The loss-recovery variants.
 #[derive(Clone, Debug)]
 pub(super) enum AnyRecovery {
+    Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
@@ -100,6 +105,7 @@ pub(super) enum AnyRecovery {
 macro_rules! dispatch {
     ($self:expr, $r:ident => $call:expr) => {
         match $self {
+            AnyRecovery::Tahoe($r) => $call,
             AnyRecovery::Reno($r) => $call,
             AnyRecovery::NewReno($r) => $call,
             AnyRecovery::Sack($r) => $call,
@@ -110,6 +116,7 @@ macro_rules! dispatch {
 impl AnyRecovery {
     pub fn new(variant: Variant) -> AnyRecovery {
         match variant {
+            Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(Reno),
             Variant::NewReno => AnyRecovery::NewReno(NewReno::default()),
             Variant::Sack => AnyRecovery::Sack(Sack::default()),

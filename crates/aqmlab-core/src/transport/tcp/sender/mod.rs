@@ -1,4 +1,4 @@
-//! The TCP sender, sans-IO: a one-way agent in ns-2's manner whose loss recovery (Reno,
+//! The TCP sender, sans-IO: a one-way agent in ns-2's manner whose loss recovery (Tahoe, Reno,
 //! NewReno, SACK: `recovery/`), congestion controller (Reno, CUBIC, DCTCP: `congestion/`) and
 //! model-specific rules (`behaviour.rs`: the `rfc` and `ns2` bundles) are given to it. The
 //! behaviour below is the Reno/NewReno path; SACK's differences are in `recovery/sack.rs`.
@@ -89,6 +89,10 @@
 //!   test the usable window `⌊cwnd⌋ <= 1`, because our window never falls below one segment
 //!   (ns-2's falls to 0.5 and stalls until the timer: the same hold).
 //!
+//! Tahoe (`variant = "tahoe"`, ns-2's base `Agent/TCP`): the same fast-retransmit gate and
+//! `ssthresh`, then `cwnd = 1` and a go-back-N restart from `snd_una` in slow start, with no
+//! fast recovery; see `recovery/tahoe.rs`.
+//!
 //! SACK (`variant = "sack"`): RFC 6675's conservative loss recovery over RFC 2018 blocks; see
 //! `recovery/sack.rs`.
 //!
@@ -97,7 +101,7 @@
 //! `timer.rs` the retransmission timeout and the other timers, `tests.rs` the unit tests
 //! against a scripted wire (`wire.rs`). The window arithmetic is a
 //! congestion controller (`congestion/`, Reno-style AIMD), the loss recovery a variant of its
-//! own (`recovery/{reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed. Where
+//! own (`recovery/{tahoe,reno,newreno,sack}.rs`); both are closed enums, so nothing is boxed. Where
 //! ns-2 and the RFCs differ, the sender asks the bundle `tcp.model` selects (`behaviour.rs`).
 
 use crate::net::packet::{Ecn, FlowId, Packet, PacketKind};
@@ -153,7 +157,7 @@ pub(super) enum Response {
     Timeout,
 }
 
-/// A Reno, NewReno or SACK sender.
+/// A Tahoe, Reno, NewReno or SACK sender.
 pub struct Sender {
     conn: Conn,
     cc: AnyController,

@@ -242,6 +242,105 @@ fn reno_times_out_on_three_losses() {
     assert_eq!(s.timeouts, 1);
 }
 
+/// Steps a Tahoe sender until its first fast retransmit. Returns the flight just before it and
+/// the segments that step sent.
+fn tahoe_until_fast_retransmit(w: &mut Wire) -> (u64, Vec<u64>) {
+    loop {
+        let flight = w.sender.snd_nxt() - w.sender.snd_una();
+        let n_sent = w.sent.len();
+        assert!(w.step(at(3_000)), "no fast retransmit");
+        if w.sender.stats().fast_retransmits == 1 {
+            return (flight, w.sent[n_sent..].iter().map(|p| p.seq).collect());
+        }
+    }
+}
+
+#[test]
+fn tahoe_single_loss_closes_the_window_to_one_and_slow_starts() {
+    let cfg = TcpConfig {
+        variant: Variant::Tahoe,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.drop_first_tx_of(&[100]);
+    w.start(None);
+    let (flight, resent) = tahoe_until_fast_retransmit(&mut w);
+    // ns-2 `tahoe_action`: ssthresh halved, cwnd = 1, only the hole goes out; no fast
+    // recovery (Reno would be at ssthresh + 3 here, inflating).
+    let ss = w.sender.ssthresh().unwrap();
+    assert_eq!(ss, (flight / 2).max(2));
+    assert!((8..=11).contains(&ss), "{ss}");
+    assert_eq!(w.sender.cwnd(), 1.0);
+    assert!(!w.sender.in_recovery());
+    assert_eq!(resent, vec![100]);
+    // The later duplicate ACKs of that window send nothing and do not cut again.
+    let una = w.sender.snd_una();
+    let n_sent = w.sent.len();
+    loop {
+        let before = w.sent.len();
+        assert!(w.step(at(3_000)));
+        if w.sender.snd_una() != una {
+            assert_eq!(before, n_sent, "nothing sent on the later duplicate ACKs");
+            assert_eq!(w.sent.len() - before, 2, "cwnd 2 after the ACK of the hole");
+            break;
+        }
+    }
+    // The ACK of the resent hole covers the whole window the receiver buffered and opens the
+    // window in slow start: 1 -> 2.
+    assert!(w.sender.snd_una() > 110, "{}", w.sender.snd_una());
+    assert_eq!(w.sender.cwnd(), 2.0);
+    // Slow start up to ssthresh (one more segment per ACK), then congestion avoidance.
+    w.run_until(at(3_000));
+    let s = w.sender.stats();
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.retransmits, 1);
+    assert_eq!(w.sent.iter().filter(|p| p.seq == 100).count(), 2);
+    assert!(w.sender.cwnd() > ss as f64);
+    let d = w.receiver.delivered_segments();
+    assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+}
+
+/// Three holes in one window: Tahoe repairs them by one cut and a go-back-N slow start,
+/// resending the segments after each hole that the receiver already holds; no timeout (Reno
+/// times out here, `reno_times_out_on_three_losses`).
+#[test]
+fn tahoe_recovers_three_losses_by_slow_start_without_timeout() {
+    let cfg = TcpConfig {
+        variant: Variant::Tahoe,
+        initial_ssthresh: 16,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(30));
+    w.drop_first_tx_of(&[100, 102, 104]);
+    w.start(None);
+    tahoe_until_fast_retransmit(&mut w);
+    let ss = w.sender.ssthresh();
+    w.run_until(at(3_000));
+    let s = w.sender.stats();
+    assert_eq!(s.fast_retransmits, 1);
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(w.sender.ssthresh(), ss, "one cut for the window");
+    // 100; then 102 and 103 (cwnd 2); then 104, 105, 106 (cwnd 3): 103 was resent needlessly,
+    // the ACK of 104 passes 105 and 106 only after they left.
+    let resent: Vec<u64> = w
+        .sent
+        .iter()
+        .filter(|p| w.sent.iter().filter(|q| q.seq == p.seq).count() > 1)
+        .map(|p| p.seq)
+        .collect();
+    let mut once = resent.clone();
+    once.dedup();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(once, vec![100, 102, 103, 104, 105, 106], "{resent:?}");
+    assert_eq!(s.retransmits, 6);
+    let d = w.receiver.delivered_segments();
+    assert!(d >= w.sender.snd_una() && d <= w.sender.snd_max());
+    assert!(d > 300);
+}
+
 /// Runs a NewReno/Reno sender whose fast retransmission of segment 100 is lost too, so that it
 /// times out with holes at 100-103 and 110 and everything else held by the receiver. Returns
 /// its counters and how many duplicate ACKs arrived, after the timeout, acknowledging exactly
