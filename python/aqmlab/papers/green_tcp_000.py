@@ -72,7 +72,7 @@ import copy
 import dataclasses
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -843,15 +843,18 @@ def _why_idmaps_much(d: Data, r: Any) -> str:
     return "; ".join(parts) + ". " + _why_green_like_droptail(d, r)
 
 
+def _failing_labels(r: Any, pattern: str) -> Iterator[re.Match[str]]:
+    """The labels of ``r``'s cases that do not hold, matched against ``pattern`` (cases whose
+    label does not match are skipped): what an explanation reads off a case's label."""
+    for k in r.cases:
+        if k.verdict != "holds" and (found := re.search(pattern, k.label)):
+            yield found
+
+
 def _why_lower_loss(d: Data, r: Any) -> str:
     """The baselines that lose less than GREEN where a case fails: loss and mean queue."""
     parts = []
-    for k in r.cases:
-        if k.verdict == "holds":
-            continue
-        found = re.search(r"exp\. (\d+), N=(\d+) vs (.+)$", k.label)
-        if not found:
-            continue
+    for found in _failing_labels(r, r"exp\. (\d+), N=(\d+) vs (.+)$"):
         e, n, other = int(found[1]), int(found[2]), found[3]
         algo = next(a for a, lab in LABELS.items() if lab == other)
         v = {
@@ -1072,12 +1075,7 @@ def _why_loss_high(d: Data, r: Any) -> str:
     """Where a loss case fails: the algorithm's loss, early and overflow drops and mean queue
     beside GREEN-Embedded's at that N."""
     parts = []
-    for k in r.cases:
-        if k.verdict == "holds":
-            continue
-        found = re.match(r"exp\. (\d+), N=(\d+)(?:, (.+))?$", k.label)
-        if not found:
-            continue
+    for found in _failing_labels(r, r"^exp\. (\d+), N=(\d+)(?:, (.+))?$"):
         e, n = int(found[1]), int(found[2])
         algo = next((a for a, lab in LABELS.items() if lab == found[3]), "green_embedded")
 
@@ -1345,12 +1343,7 @@ def _why_alpha_negligible(d: Data, r: Any) -> str:
     """Where a case fails: the group's goodput and drops with and without alpha(t), and the mean
     alpha(t)."""
     parts = []
-    for k in r.cases:
-        if k.verdict == "holds":
-            continue
-        found = re.match(r"exp\. (\d+), N=(\d+), (.+)$", k.label)
-        if not found:
-            continue
+    for found in _failing_labels(r, r"^exp\. (\d+), N=(\d+), (.+)$"):
         e, n = int(found[1]), int(found[2])
         a = next(x for x in GREEN_VARIANTS if LABELS[x] == found[3])
         g = OTHER_GROUP[e]
