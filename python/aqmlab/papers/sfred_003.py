@@ -82,8 +82,8 @@ of each experiment, not the rest):
   measurement window: the packets it sent in the window less those G0 dropped, in bytes on
   the wire (retransmissions included, as a trace at G0 counts them). That count is G0's
   departures but for the packets in flight to G0 or queued there at the window's two ends:
-  G0's packet trace (seed 1 of each experiment, RED and SFRED) gives every group's
-  throughput within 0.2 % of it. Goodput at the receivers is the measurement choice's other
+  G0's packet trace (seed 1 of each experiment, RED and SFRED; 2026-11-26) gives every
+  group's throughput within 0.2 % of it. Goodput at the receivers is the measurement choice's other
   reading. The time series (Figs. 2-5: 10 s
   bins, Figs. 7, 8: 1 s bins) show goodput at the receivers.
 """
