@@ -88,6 +88,19 @@ def test_droptail_and_rem_limits_count_one_more_packet():
     assert "markpkts_ false" in text  # non-ECN flows: REM drops, as aqmlab does
 
 
+def test_rem_marks_in_ns2_only_when_every_flow_is_ecn_capable():
+    # rem.cc's markpkts_ sets CE on ECT packets only and lets a non-ECT packet it picks pass;
+    # aqmlab's ecn marks ECT packets and drops the others: the two agree when all are ECT.
+    path = ROOT / "scenarios/crosscheck/demo_rem.toml"
+    doc = _resolved(path, "duration=2s", "warmup=1s", "flows.0.tcp.ecn=true")
+    assert "markpkts_ true" in tcl.translate(doc, _flows(doc), seed=1).text
+    # ECT flows, REM without ECN: both drop.
+    off = _resolved(
+        path, "duration=2s", "warmup=1s", "flows.0.tcp.ecn=true", "bottleneck.qdisc.ecn=false"
+    )
+    assert "markpkts_ false" in tcl.translate(off, _flows(off), seed=1).text
+
+
 def test_pi_and_avq_map_every_parameter_to_ns2():
     doc = _resolved(ROOT / "scenarios/crosscheck/demo_pi.toml", "duration=2s", "warmup=1s")
     text = tcl.translate(doc, _flows(doc), seed=1).text

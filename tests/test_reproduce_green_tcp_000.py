@@ -215,6 +215,21 @@ def test_green_loss_below_two_percent(m):
     assert (e1["loss_pct"] < 2.0).all(), e1[["n", "loss_pct"]]
 
 
+def test_own_drops_are_the_early_part_of_the_loss(m, outcome: reproduce.Outcome):
+    """The measurement choice LOSS_OWN_DROPS reads GREEN's early drops over the arrivals: the
+    loss less the overflows, and the report shows both readings of 'e2-loss-about-2'."""
+    e2 = m[(m["experiment"] == 2) & m["algorithm"].isin(g.GREEN_VARIANTS)]
+    assert not e2.empty
+    for _, r in e2.iterrows():
+        run = outcome.runs[outcome.runs["run_dir"] == r["run_dir"]].iloc[0]
+        arrivals = float(run["arrivals"])
+        assert r["early_loss_pct"] == pytest.approx(100 * float(run["drops.early"]) / arrivals)
+        assert r["early_loss_pct"] <= r["loss_pct"] + 1e-9
+    md = (Path(outcome.out_dir) / "report.md").read_text()
+    section = md.split(f"## Set-up choice run both ways: {g.LOSS_OWN_DROPS.name}")[1]
+    assert "e2-loss-about-2" in section.split("\n## ")[0]
+
+
 def test_without_alpha_utilisation_falls(m):
     for e in (2, 3):
         w = m[(m["experiment"] == e) & (m["algorithm"] == "green_embedded")]

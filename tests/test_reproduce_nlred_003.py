@@ -109,7 +109,12 @@ def test_fig21_rem_runs_in_byte_mode():
     ref = rem["bottleneck"]["qdisc"]["mean_pkt_size"]
     assert ref == 1000
     assert rem_byte_buffer(rem) == f"{rem['bottleneck']['buffer'] * ref}B"
-    pts = REPRODUCTION.points(quick=True)
+    # The default bottleneck rate's points (the other rate's are the same figures again).
+    pts = [
+        p
+        for p in REPRODUCTION.points(quick=True)
+        if not p.labels["figure"].endswith(nl.RATE_SUFFIX)
+    ]
     fig21 = [p for p in pts if p.labels["figure"] == "21"]
     assert {p.labels["algorithm"] for p in fig21} == {"GRED", "NLRED", "REM"}
     rem21 = [p for p in fig21 if p.labels["algorithm"] == "REM"]
@@ -193,3 +198,21 @@ def test_the_delay_reading_swaps_only_the_runs_it_redoes():
         ("11", "DropTail", 5): 80.0,
         ("13-16", "NLRED", 10): 9.5,
     }
+
+
+def test_fig12_rate_reruns_every_figure_on_the_other_rate(quick: reproduce.Outcome):
+    """The lost Fig. 12's bottleneck rate: every figure's runs again at 1.5 Mbps (the paper's
+    other bottleneck), judged on every claim, throughput read against the rate run."""
+    runs = quick.runs
+    fig = runs["figure"].astype(str)
+    other = runs[fig.str.endswith(nl.RATE_SUFFIX)]
+    main = runs[fig.isin({f.removesuffix(nl.RATE_SUFFIX) for f in other["figure"]})]
+    assert len(other) == len(main) > 0
+    assert set(other["link_mbps"]) == {1.5} and set(main["link_mbps"]) == {nl.LINK_MBPS}
+    for d in other["run_dir"]:
+        sc = tomllib.loads(Path(d, "scenario.toml").read_text(encoding="utf-8"))
+        assert sc["bottleneck"]["rate"] in ("1.5Mbps", "1500000bps", 1500000), sc["bottleneck"]
+    t = nl.table(nl.rate_reading(runs))
+    assert (t["throughput"] <= 1.5 + 1e-9).all() and t["throughput"].max() > 1.0
+    md = (quick.out_dir / "report.md").read_text(encoding="utf-8")
+    assert "## Set-up choice run both ways: Fig. 12: the bottleneck's rate" in md

@@ -159,3 +159,33 @@ def test_slow_flow_raise_k_is_run_both_ways(quick: tuple[Path, pd.DataFrame]) ->
     md = (out / "report.md").read_text(encoding="utf-8")
     for name in ("§2.4's slow-flow raise k: none", "§2.4's slow-flow raise k: the most"):
         assert f"Set-up choice run both ways: {name}" in md
+
+
+def test_throughput_at_g0_is_sent_less_dropped(tmp_path: Path) -> None:
+    (tmp_path / "summary.json").write_text('{"duration_s": 12.0, "warmup_s": 2.0}')
+    (tmp_path / "scenario.toml").write_text(
+        '[[flows]]\nkind = "udp_cbr"\ngroup = "a"\ncbr = { packet_bytes = 500 }\n'
+        '[[flows]]\nkind = "tcp"\ngroup = "b"\ntcp = { mss = 1000 }\n'
+    )
+    pd.DataFrame(
+        {"group": ["a", "b", "b"], "sent": [100, 200, 50], "drops": [10, 20, 0]}
+    ).to_parquet(tmp_path / "flows.parquet")
+    got = paper._g0_mbps(str(tmp_path))
+    # (100 - 10) x 500 B and (180 + 50) x 1000 B over the 10 s window.
+    assert got == pytest.approx({"a": 0.036, "b": 0.184})
+
+
+def test_bandwidth_is_read_at_g0_and_at_the_receivers(quick: tuple[Path, pd.DataFrame]) -> None:
+    out, runs = quick
+    main = paper.main_runs(runs)
+    for alg in paper.ALGORITHMS:
+        g0 = paper.group_rate_seeds(main, "cbr", alg)
+        rx = paper.group_rate_seeds(main, "cbr", alg, paper.AT_RECEIVERS)
+        # CBR packets that leave G0 arrive (no loss after it) and are never sent twice; TCP's
+        # retransmissions count at G0 only.
+        for g in ("cbr1", "cbr2"):
+            np.testing.assert_allclose(g0[g], rx[g], rtol=0.02, atol=1e-3)
+        for g in ("ftp1", "ftp2"):
+            assert all(a >= 0.98 * b for a, b in zip(g0[g], rx[g], strict=True))
+    md = (out / "report.md").read_text()
+    assert "## Set-up choice run both ways: where a flow's bandwidth is read" in md

@@ -231,8 +231,12 @@ def _qdisc(
             ]
         return cls, sets, limit, in_bytes
     if kind == "rem":
-        # ns-2's REM marks every packet (ECT or not) when `markpkts_`; aqmlab marks ECN-capable
-        # packets and drops the others. The same only if all flows agree.
+        # ns-2.35's rem.cc with `markpkts_` decides on dequeue and sets CE only on an ECT
+        # packet: a non-ECT packet it picks passes, unmarked and undropped (it never drops
+        # early then); without `markpkts_` it drops on enqueue, ECT or not. aqmlab's `ecn`
+        # marks ECT packets and drops the others. So `markpkts_` only when REM uses ECN and
+        # every flow is ECN-capable (both mark), drops otherwise (both drop); a mix of ECT and
+        # non-ECT flows has no ns-2 equivalent.
         mark = bool(q.get("ecn")) and bool(ect)
         if q.get("ecn") and ect is None:
             raise Unsupported(f"{path}.ecn", True, "false, or every flow ECN-capable (ns-2 REM)")

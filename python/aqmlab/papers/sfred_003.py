@@ -31,7 +31,7 @@ from aqmlab.claims import Adjective, Case, Choice, Claim, evaluate, ns2_cell, ns
 from aqmlab.papers import count_rule
 from aqmlab.registry import jain_index
 from aqmlab.reproduce import Paper, Report, load_base, published
-from aqmlab.sweep import Point, load_summary, load_table
+from aqmlab.sweep import Point, load_scenario, load_summary, load_table
 
 ID = "sfred_003"
 TITLE = "SFRED: scalable fair RED (paper 003 §3): RED vs SFRED"
@@ -76,8 +76,16 @@ of each experiment, not the rest):
   measurement window.
 - Run lengths are not given except for Figs. 4-6 (2000 s): two FTP flows 300 s, with CBR 200 s;
   measurement from 20 s. CBR-UDP: 1 KB every 10 ms and 500 B every 5 ms are 800 kbit/s each,
-  together more than the 1.5 Mbps bottleneck. "Bandwidth usage" is goodput at the receivers
-  (the paper traces throughput at G0), in 10 s bins (Figs. 2-5) and 1 s bins (Figs. 7, 8).
+  together more than the 1.5 Mbps bottleneck.
+- "Bandwidth usage": §3.1 says "Each marker on the curves represents a 10s average of the TCP
+  throughput traced at router G0". The claims read each flow's throughput leaving G0 over the
+  measurement window: the packets it sent in the window less those G0 dropped, in bytes on
+  the wire (retransmissions included, as a trace at G0 counts them). That count is G0's
+  departures but for the packets in flight to G0 or queued there at the window's two ends:
+  G0's packet trace (seed 1 of each experiment, RED and SFRED; 2026-11-26) gives every
+  group's throughput within 0.2 % of it. Goodput at the receivers is the measurement choice's other
+  reading. The time series (Figs. 2-5: 10 s
+  bins, Figs. 7, 8: 1 s bins) show goodput at the receivers.
 """
 ALGORITHMS = ("red", "sfred")
 LABEL = {"red": "RED", "sfred": "SFRED"}
@@ -204,6 +212,37 @@ def group_goodput_seeds(
     return {g: [float(p[g]["goodput_mbps"]) for p in per] for g in per[0]}
 
 
+#: The two readings of the paper's "bandwidth usage" (the measurement choice BANDWIDTH_AT).
+AT_G0 = "throughput at G0"
+AT_RECEIVERS = "goodput at the receivers"
+
+
+def _g0_mbps(run_dir: str) -> dict[str, float]:
+    """Each group's throughput leaving G0 over the measurement window (Mbps): the packets its
+    flows sent in the window less those dropped at G0, times their size on the wire."""
+    summ = load_summary(run_dir)
+    size = {}
+    for f in load_scenario(run_dir)["flows"]:
+        size[f["group"]] = float(f["cbr"]["packet_bytes"] if "cbr" in f else f["tcp"]["mss"])
+    fl = load_table(run_dir, "flows")
+    window = float(summ["duration_s"]) - float(summ["warmup_s"])
+    left = (fl["sent"] - fl["drops"]).groupby(fl["group"]).sum()
+    return {str(g): float(n) * size[str(g)] * 8.0 / window / 1e6 for g, n in left.items()}
+
+
+def group_rate_seeds(
+    runs: pd.DataFrame, exp: str, alg: str, at: str = AT_G0, reading: str = "raised"
+) -> dict[str, list[float]]:
+    """Each group's bandwidth (Mbps) over the measurement window, one value per seed: its
+    throughput leaving G0 (``AT_G0``) or its goodput at the receivers (``AT_RECEIVERS``)."""
+    if at == AT_RECEIVERS:
+        return group_goodput_seeds(runs, exp, alg, reading)
+    per = [_g0_mbps(r["run_dir"]) for r in _rows(runs, exp, alg, reading)]
+    if not per:
+        raise KeyError(f"no runs of {exp}/{alg}/{reading}")
+    return {g: [p[g] for p in per] for g in per[0]}
+
+
 def group_goodput(runs: pd.DataFrame, exp: str, alg: str) -> dict[str, float]:
     """Goodput (Mbps) of each group over the measurement window, mean over seeds."""
     return {g: float(np.mean(v)) for g, v in group_goodput_seeds(runs, exp, alg).items()}
@@ -243,31 +282,33 @@ def transfer_delays(runs: pd.DataFrame, alg: str) -> np.ndarray:
 class Measured:
     """What the claims read: per algorithm, one value per seed."""
 
-    gap: dict[str, list[float]]  # ftp2: |short-RTT - long-RTT goodput| (Mbps)
-    ftp_total: dict[str, list[float]]  # ftp2: the two FTP flows' total goodput
+    # Bandwidths: throughput at G0 or goodput at the receivers (measure's ``at``).
+    gap: dict[str, list[float]]  # ftp2: |short-RTT - long-RTT bandwidth| (Mbps)
+    ftp_total: dict[str, list[float]]  # ftp2: the two FTP flows' total bandwidth
     policy_ftp2: dict[str, list[float]]  # ftp2: §2.3's policy drops per run
     fair_dev: dict[str, list[float]]  # web: |ftp1 - fair| + |ftp2 - fair| (Mbps)
     within: dict[str, list[float]]  # web: share of transfers done within 2 s
     spread: dict[str, list[float]]  # web: 90th minus 10th percentile of the transfer delay (s)
     mean_s: dict[str, list[float]]
     variance: dict[str, list[float]]
-    tcp: dict[str, list[float]]  # cbr: TCP goodput total
-    udp: dict[str, list[float]]  # cbr: UDP goodput total
+    tcp: dict[str, list[float]]  # cbr: TCP bandwidth total
+    udp: dict[str, list[float]]  # cbr: UDP bandwidth total
     jain_cbr: dict[str, list[float]]  # cbr: Jain index over the four flows
 
 
-def measure(runs: pd.DataFrame) -> Measured:
+def measure(runs: pd.DataFrame, at: str = AT_G0) -> Measured:
+    """The claims' values; the flows' bandwidths read ``at`` G0 or at the receivers."""
     fair = BOTTLENECK_MBPS / 32.0
     m = Measured({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})
     for a in ALGORITHMS:
-        g2 = group_goodput_seeds(runs, "ftp2", a)
+        g2 = group_rate_seeds(runs, "ftp2", a, at)
         m.gap[a] = [abs(s - lg) for s, lg in zip(g2["ftp1"], g2["ftp2"], strict=True)]
         m.ftp_total[a] = [x + y for x, y in zip(g2["ftp1"], g2["ftp2"], strict=True)]
         m.policy_ftp2[a] = [
             float(load_summary(r["run_dir"])["drops"].get("policy", 0))
             for r in _rows(runs, "ftp2", a)
         ]
-        gw = group_goodput_seeds(runs, "web", a)
+        gw = group_rate_seeds(runs, "web", a, at)
         m.fair_dev[a] = [
             abs(x - fair) + abs(y - fair) for x, y in zip(gw["ftp1"], gw["ftp2"], strict=True)
         ]
@@ -281,7 +322,7 @@ def measure(runs: pd.DataFrame) -> Measured:
         tr = [load_summary(r["run_dir"])["groups"]["web"].get("transfers", {}) for r in rows]
         m.mean_s[a] = [float(t.get("mean_s", float("nan"))) for t in tr]
         m.variance[a] = [float(t.get("variance_s2", float("nan"))) for t in tr]
-        gc = group_goodput_seeds(runs, "cbr", a)
+        gc = group_rate_seeds(runs, "cbr", a, at)
         m.tcp[a] = [x + y for x, y in zip(gc["ftp1"], gc["ftp2"], strict=True)]
         m.udp[a] = [x + y for x, y in zip(gc["cbr1"], gc["cbr2"], strict=True)]
         m.jain_cbr[a] = [jain_index([gc[k][i] for k in gc]) for i in range(len(gc["ftp1"]))]
@@ -353,8 +394,8 @@ CLAIMS: list[Claim] = [
         where="§3.1, Figs. 2-3",
         quote="With much less margin between the two curves, Figures 2 and 3 show that SFRED "
         "achieved fairer bandwidth allocation than RED.",
-        metric="margin between the two curves: |goodput of the 10 ms FTP flow - the 100 ms "
-        "one's| over the measurement window (Mbps)",
+        metric="margin between the two curves: |throughput at G0 of the 10 ms FTP flow - the "
+        "100 ms one's| over the measurement window (Mbps)",
         lhs_name="SFRED",
         op="<",
         rhs_name="RED",
@@ -370,7 +411,7 @@ CLAIMS: list[Claim] = [
         in_ns2=False,  # SFRED is not in ns-2
         where="§3.1, Figs. 2-3",
         quote="SFRED achieved fairer bandwidth allocation than RED.",
-        metric="the two FTP flows' total goodput (Mbps): an allocation of the same link",
+        metric="the two FTP flows' total throughput at G0 (Mbps): an allocation of the same link",
         lhs_name="SFRED",
         op=">",
         rhs_name="95 % of RED's",
@@ -385,7 +426,8 @@ CLAIMS: list[Claim] = [
         in_ns2=False,  # SFRED is not in ns-2
         where="§3.1, Figs. 4-5",
         quote="Again we see SFRED enables much efficient fair bandwidth allocation than RED.",
-        metric="the two FTP flows' total distance from the fair rate 1.5 Mbps/32 (Mbps)",
+        metric="the two FTP flows' total distance from the fair rate 1.5 Mbps/32, throughput at "
+        "G0 (Mbps)",
         lhs_name="SFRED",
         op="<",
         rhs_name="RED",
@@ -455,7 +497,7 @@ CLAIMS: list[Claim] = [
         in_ns2=False,  # SFRED is not in ns-2
         where="§3.2, Figs. 7-8",
         quote="From the figures, it is clear that the implementation of SFRED protected TCP flows",
-        metric="the two FTP flows' total goodput beside two CBR-UDP flows (Mbps)",
+        metric="the two FTP flows' total throughput at G0 beside two CBR-UDP flows (Mbps)",
         lhs_name="SFRED",
         op=">",
         rhs_name="RED",
@@ -468,7 +510,7 @@ CLAIMS: list[Claim] = [
         in_ns2=False,  # SFRED is not in ns-2
         where="§3.2, Figs. 7-8",
         quote="(it is clear that ...) by punishing the unresponsive UDP flows",
-        metric="the two CBR-UDP flows' total goodput (Mbps)",
+        metric="the two CBR-UDP flows' total throughput at G0 (Mbps)",
         lhs_name="SFRED",
         op="<",
         rhs_name="RED",
@@ -482,7 +524,8 @@ CLAIMS: list[Claim] = [
         in_ns2=False,  # SFRED is not in ns-2
         where="§3.2, Figs. 7-8",
         quote="although rigorous fairness is still not attained",
-        metric="Jain's index of the four flows' goodputs under SFRED: close to fair, not fair",
+        metric="Jain's index of the four flows' throughputs at G0 under SFRED: close to fair, "
+        "not fair",
         lhs_name="0.8 and SFRED's Jain index",
         op="<",
         rhs_name="SFRED's Jain index and 0.99",
@@ -582,6 +625,43 @@ def _stable_by_spread(claims: list[Claim]) -> list[Claim]:
             measure=_pair("spread", "web transfers"),
         )
         if c.id in STABLE_READING.claims
+        else c
+        for c in claims
+    ]
+
+
+BANDWIDTH_AT = Choice(
+    name="where a flow's bandwidth is read",
+    default=f"{AT_G0}: packets sent less those dropped at G0, bytes on the wire (§3.1)",
+    other=f"{AT_RECEIVERS}: data delivered in order (what the time series show)",
+    why="§3.1: 'Each marker on the curves represents a 10s average of the TCP throughput traced "
+    "at router G0' (Figs. 2-3; Figs. 4-5 and 7-8 show the same 'bandwidth usage'), so the "
+    "default reads what leaves G0, retransmissions included. Arrivals at G0 are not a reading: "
+    "a CBR source's arrivals do not depend on the queue, yet §3.2 sees SFRED 'punishing the "
+    "unresponsive UDP flows' in Figs. 7-8. Only the bandwidth claims' reading changes, on the "
+    "same runs.",
+    claims=(
+        "fig2-3-fairer",
+        "fig2-3-same-link",
+        "fig4-5-fair-rate",
+        "fig7-8-protects-tcp",
+        "fig7-8-punishes-udp",
+        "fig7-8-not-rigorous",
+    ),
+)
+
+
+def _at_receivers(claims: list[Claim]) -> list[Claim]:
+    """The claims with the bandwidth claims' metric worded for goodput at the receivers
+    (:data:`BANDWIDTH_AT`; their values come from ``measure(runs, AT_RECEIVERS)``)."""
+    return [
+        dataclasses.replace(
+            c,
+            metric=c.metric.replace("throughputs at G0", "goodputs at the receivers").replace(
+                "throughput at G0", "goodput at the receivers"
+            ),
+        )
+        if c.id in BANDWIDTH_AT.claims
         else c
         for c in claims
     ]
@@ -821,6 +901,8 @@ def report(all_runs: pd.DataFrame, rep: Report, quick: bool) -> None:
             other.loc[other["algorithm"] == "sfred", "reading"] = "raised"
             rep.choice(choice, main_res, evaluate(CLAIMS, measure(other), ns2_refs(ID)))
     rep.choice(STABLE_READING, main_res, evaluate(_stable_by_spread(CLAIMS), m, ns2_refs(ID)))
+    at_rx = measure(runs, AT_RECEIVERS)
+    rep.choice(BANDWIDTH_AT, main_res, evaluate(_at_receivers(CLAIMS), at_rx, ns2_refs(ID)))
     kept = all_runs[all_runs["reading"] == count_rule.KEPT]
     if not kept.empty:
         other = pd.concat([runs[runs["algorithm"] != "red"], kept.assign(reading="-")])
