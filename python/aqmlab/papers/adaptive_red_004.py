@@ -1404,8 +1404,14 @@ NOT_SEPARATE = [
     "fig6*/fig7*; §I: 'When congestion notification is aggressive, packet loss can be avoided, "
     "but at the expense of low overall link utilization ...' announces claims fig3a-* and "
     "fig3b-*.",
+    "Abstract: 'the effectiveness of RED depends, to a large extent, on the appropriate "
+    "parameterization of the RED queue' and §I: 'The effectiveness of early detection is shown "
+    "to be critically dependent upon the rate at which congestion notification is provided to "
+    "the sources' summarise claims fig1-* and fig4-* (loss and utilisation against max_p).",
     "§I: 'Recent measurements have shown that the growing demand for network bandwidth has "
-    "driven loss rates up' cites another study ([18]).",
+    "driven loss rates up' cites another study ([18]); RED's properties ('prevent global "
+    "synchronization, reduce packet loss rates, and minimize biases against bursty sources', "
+    "'RED outperforms traditional drop-tail queues') are cited from RED's own papers ([1, 5]).",
     "§III: the offered-load arithmetic (a notification to one of 100 connections leaves "
     "9.95 Mbps, to one of 2 leaves 7.5 Mbps: a factor 1 - 1/(2N)) is arithmetic, not a "
     "measured result; 'the RED queue can degenerate into a simple drop-tail queue' (many "
