@@ -45,8 +45,9 @@ def test_report_files(quick: reproduce.Outcome):
         "fig6_7a_queue",
         "fig7b_max_p",
     } <= figs
-    # 20 claims of §III-IV (Figs. 1, 2, 4, 6, 7), nine of Figs. 3 and 5 and four of Fig. 2.
-    assert len(json.loads((out / "claims.json").read_text())) == 33
+    # 22 claims of §III-IV (Figs. 1, 2, 4, 6, 7, §IV's thresholds), nine of Figs. 3 and 5 and
+    # four of Fig. 2.
+    assert len(json.loads((out / "claims.json").read_text())) == 35
     assert quick.runs["error"].isna().all()
 
 
@@ -182,3 +183,53 @@ def test_fig1_measures_on_a_hand_made_table():
     (falls,) = m._c_queue_falls(d)
     # The loss-minimising max_p is 0.01 in this table: its queue (67) against max_p 1's (26).
     assert (falls.lhs, falls.rhs) == ([26.0, 26.0], [67.0, 67.0])
+
+
+def test_fig2c_rtt_measure_on_a_hand_made_table():
+    from aqmlab.papers import adaptive_red_004 as m
+
+    t = _fig1_table()
+    t["delay_ms.mean"] = np.where(t["max_p"] == 1.0, 21.0, 54.0)
+    (case,) = m._c_rtt_falls(m.Data(t, quick=False))
+    # The loss-minimising max_p is 0.01 here: its queueing delay (54 ms) against max_p 1's.
+    assert (list(case.lhs), list(case.rhs)) == ([21.0, 21.0], [54.0, 54.0])
+
+
+def test_other_readings_swap_only_their_own_runs():
+    from aqmlab.papers import adaptive_red_004 as m
+
+    rows = [
+        {"figure": f, "variant": v, "seed": 1}
+        for f in ("1", "1-5ms", "3", "3-5ms", "3-maxp", "5", "5-maxp", "6", "6-5ms", "1-minth")
+        for v in ("aggressive", "conservative")
+    ]
+    runs = pd.DataFrame(rows).reset_index(names="row")
+    main = m._main(runs)
+    assert set(main["figure"]) == {"1", "3", "5", "6"}
+    short = m.short_link(runs)
+    # Every figure from its 5 ms runs, the runs of no other reading.
+    assert set(short["figure"]) == {"1", "3", "5", "6"}
+    assert set(short["row"]) == set(runs[runs["figure"].str.endswith("-5ms")]["row"]) | set(
+        runs[runs["figure"] == "5"]["row"]
+    )
+    agg = m.other_fig35_max_p(runs, "aggressive")
+    fig3 = agg[agg["figure"] == "3"].set_index("variant")["row"]
+    assert fig3["aggressive"] == int(
+        runs[(runs["figure"] == "3-maxp") & (runs["variant"] == "aggressive")]["row"].iloc[0]
+    )
+    assert fig3["conservative"] == int(
+        runs[(runs["figure"] == "3") & (runs["variant"] == "conservative")]["row"].iloc[0]
+    )
+
+
+def test_testbed_swing_rate():
+    from aqmlab.papers import adaptive_red_004_testbed as tb
+
+    # 0.02 s samples over 2 s: empty, above max_th, empty, above, and samples in between
+    # (neither state) that do not count: three swings in 2 s.
+    b = [0, 20_000, 45_000, 30_000, 0, 5_000, 41_000] + [20_000] * 94
+    q = pd.DataFrame({"t_s": [0.02 * i for i in range(len(b))], "qlen_bytes": b})
+    assert tb.swing_rate(q) == pytest.approx(3 / 2.0)
+    # A queue that never empties does not swing, however high it goes.
+    q2 = q.assign(qlen_bytes=[45_000, 1_500] * 50 + [45_000])
+    assert tb.swing_rate(q2) == 0.0

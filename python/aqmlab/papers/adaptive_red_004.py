@@ -26,9 +26,12 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
   connections spread round robin; with 4 connections, 4 hosts at 1..9 ms), bottleneck n5 -> n6
   10 Mbps / 10 ms, n6 -> n8 100 Mbps / 15 ms. Base RTTs 52..68 ms, a bandwidth-delay product of
   65..85 KB: the scale of the text's own worked example (III.A: "two identical networks with
-  bandwidth-delay products of 64KB"). The reproduction also reruns Figs. 6/7 (the three
-  settings, every seed) with n6 -> n8 at 5 ms (base RTTs 32..48 ms), a set-up choice whose
-  verdicts the report sets beside the main ones.
+  bandwidth-delay products of 64KB"). The text names the nodes (§III.A: connections from
+  n0..n4 to n8, n5 -> n6 the bottleneck; a node n7 beyond n6 would add only delay) and runs
+  every simulated figure on this network (§IV: "the same network as shown in Figure 1(a)"):
+  the reproduction reruns every figure (Figs. 1-7, every point and seed) with n6 -> n8 at
+  5 ms (base RTTs 32..48 ms), a set-up choice whose verdicts the report sets beside the main
+  ones.
 - 1000-byte segments (the text's own example uses 1 KB segments), TCP Reno, no window cap.
 - Queue of Figs. 1 and 4: 80 KB = 80 packets with ``max_th`` = 80 (III.B: "we set max_th equal
   to the queue size"; Fig. 5's text gives the 80 KB). ``min_th`` = 20 packets (not printed;
@@ -36,8 +39,10 @@ under ``scenarios/papers/adaptive_red_004/`` say the same):
   sweep is also run with ``min_th`` = max_th / 3 (26.7 packets), a set-up choice whose
   verdicts the report sets beside the main ones.
 - Figs. 3 and 5 print no max_p for "aggressive" and "conservative": the testbed's 1.0 and 0.02
-  (section V), as for Figs. 6/7. Fig. 5's marking above ``max_th`` is RED with ``hard_drop =
-  false`` and ECN (a full queue still drops).
+  (section V), as for Figs. 6/7. Each is also run at 0.063, the paper's other printed max_p
+  (§III.A, Fig. 2(b)): two set-up choices whose verdicts the report sets beside the main ones
+  (Fig. 3's runs at 0.063 are Fig. 4's). Fig. 5's marking above ``max_th`` is RED with
+  ``hard_drop = false`` and ECN (a full queue still drops).
 - Figs. 6/7: 100 packets (100 KB), ``min_th`` 20 / ``max_th`` 80 (Fig. 5's fixed 80 KB max_th),
   ECN on, marking (not dropping) above ``max_th``. "Aggressive" and "conservative" are not given
   for the simulation; we use the testbed's values (section V): ``max_p`` = 1.0 and 0.02. 8
@@ -53,7 +58,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -94,13 +99,22 @@ VARIANTS = {
 LINK_MBPS = 10.0
 #: Fig. 3(a,b): connections; Fig. 5(a,b): queue limits (KB = packets of 1000 bytes).
 FIG3_N = (8, 32)
-#: Figure label of Figs. 6/7's runs with n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
-FIG6_SHORT = "6-5ms"
+#: Suffix of the figure label of runs on the other reading of Fig. 1(a)'s lost last link
+#: n6 -> n8 (5 ms instead of 15 ms; the set-up choice LAST_LINK): "1-5ms", "dt-5ms", ...
+SHORT = "-5ms"
+#: The scenario override of that reading.
+SHORT_SINK = {"sink.delay": "5ms"}
+FIG6_SHORT = "6" + SHORT
 FIG3_BUFFER = 80.0
 #: Figure label of Fig. 1's RED runs with min_th = max_th / 3 (the set-up choice MIN_TH).
 FIG1_MIN_TH = "1-minth"
 MIN_TH_OTHER = round(80 / 3, 1)
 FIG5_BUFFERS = (120, 240)
+#: Figs. 3 and 5 print no max_p: the paper's other printed value (§III.A: the loss-minimising
+#: 0.063 of Fig. 2(b)) read as "aggressive" or as "conservative" (the set-up choices
+#: FIG3_AGGRESSIVE and FIG35_CONSERVATIVE); their runs carry the figure label "3-maxp" / "5-maxp".
+MAX_P_PRINTED = 0.063
+FIG35_ALT = "-maxp"
 
 
 def _quick_time(doc: dict[str, Any], quick: bool) -> dict[str, Any]:
@@ -122,18 +136,24 @@ def _with_qdisc(base: dict[str, Any], q: dict[str, Any]) -> dict[str, Any]:
 # ---- runs -----------------------------------------------------------------------------------
 
 
-def points(quick: bool) -> list[Point]:
+def _fig1_4_points(
+    drop: dict[str, Any],
+    ecn: dict[str, Any],
+    dt: dict[str, Any],
+    quick: bool,
+    suffix: str,
+    sink: dict[str, Any],
+) -> list[Point]:
+    """Figs. 1 and 4 and DropTail beside them, figure labels ending in ``suffix`` (the last
+    link's reading, ``sink`` its override)."""
     max_ps = MAX_P_QUICK if quick else MAX_P_FULL
     seeds = SEEDS_QUICK if quick else SEEDS_FULL
     n4 = [8, 32] if quick else [4, 8, 32, 64]
     n1 = [32, 64]
-    drop = _quick_time(load_base(ID, "red_drop"), quick)
-    ecn = _quick_time(load_base(ID, "red_ecn"), quick)
-    dt = _quick_time(load_base(ID, "droptail"), quick)
     pts: list[Point] = []
     for n in sorted(set(n4) | set(n1)):
         # Five hosts, or one per connection when there are fewer than five (4 connections).
-        fixed = {"flows.0.count": n, "flows.0.hosts": min(5, n)}
+        fixed = {"flows.0.count": n, "flows.0.hosts": min(5, n), **sink}
         lab = {"bottleneck.qdisc.max_p": "max_p"}
         for fig_id, doc, axes in (
             ("1", drop, {"bottleneck.qdisc.max_p": max_ps} if n in n1 else None),
@@ -142,10 +162,68 @@ def points(quick: bool) -> list[Point]:
         ):
             if axes is None:
                 continue
-            extra: dict[str, Any] = {"figure": fig_id, "n": n}
+            extra: dict[str, Any] = {"figure": fig_id + suffix, "n": n}
             pts += grid(doc, axes, seeds=seeds, fixed=fixed, labels=lab, extra_labels=extra)
+    return pts
+
+
+def _fig3_5_points(
+    ecn: dict[str, Any],
+    seeds: Sequence[int],
+    max_p: dict[str, float],
+    suffix: str,
+    sink: dict[str, Any],
+) -> list[Point]:
+    """Fig. 3: RED-ECN queue length with aggressive and conservative early detection at 8 and
+    32 connections; Fig. 5: the conservative setting with 32 connections, max_th 80 KB in a
+    120 KB and a 240 KB queue, deterministic marking above max_th. ``max_p`` gives the settings
+    run (name -> max_p), labels end in ``suffix``."""
+    pts: list[Point] = []
+    for name, mp in max_p.items():
+        for n in FIG3_N:
+            fig3: dict[str, Any] = {
+                "flows.0.count": n,
+                "flows.0.hosts": 5,
+                "bottleneck.qdisc.max_p": mp,
+                **sink,
+            }
+            extra = {"figure": "3" + suffix, "variant": name, "n": n}
+            pts += grid(ecn, {}, seeds=seeds, fixed=fig3, extra_labels=extra)
+    if "conservative" not in max_p:
+        return pts
+    for buf in FIG5_BUFFERS:
+        fig5: dict[str, Any] = {
+            "flows.0.count": 32,
+            "flows.0.hosts": 5,
+            "bottleneck.buffer": buf,
+            "bottleneck.qdisc.max_p": max_p["conservative"],
+            "bottleneck.qdisc.hard_drop": False,
+            **sink,
+        }
+        extra = {"figure": "5" + suffix, "variant": "conservative", "n": 32, "buffer_kb": buf}
+        pts += grid(ecn, {}, seeds=seeds, fixed=fig5, extra_labels=extra)
+    return pts
+
+
+def points(quick: bool) -> list[Point]:
+    max_ps = MAX_P_QUICK if quick else MAX_P_FULL
+    seeds = SEEDS_QUICK if quick else SEEDS_FULL
+    drop = _quick_time(load_base(ID, "red_drop"), quick)
+    ecn = _quick_time(load_base(ID, "red_ecn"), quick)
+    dt = _quick_time(load_base(ID, "droptail"), quick)
+    static = {name: cast(float, VARIANTS[name]["max_p"]) for name in ("aggressive", "conservative")}
+    pts: list[Point] = []
+    # Every figure on Fig. 1(a)'s network twice: the last link n6 -> n8 at 15 ms and at 5 ms
+    # (the set-up choice LAST_LINK; Figs. 6/7 below).
+    for suffix, sink in (("", {}), (SHORT, SHORT_SINK)):
+        pts += _fig1_4_points(drop, ecn, dt, quick, suffix, sink)
+        pts += _fig3_5_points(ecn, seeds, static, suffix, sink)
+    # Figs. 3 and 5 with max_p 0.063 as aggressive and as conservative (FIG3_AGGRESSIVE,
+    # FIG35_CONSERVATIVE; Fig. 3's are Fig. 4's runs at 0.063, served once by the run cache).
+    alt = {name: MAX_P_PRINTED for name in static}
+    pts += _fig3_5_points(ecn, seeds, alt, FIG35_ALT, {})
     # Fig. 1's RED with the other min_th (the set-up choice MIN_TH): the same sweep.
-    for n in n1:
+    for n in (32, 64):
         other: dict[str, Any] = {
             "flows.0.count": n,
             "flows.0.hosts": min(5, n),
@@ -165,36 +243,13 @@ def points(quick: bool) -> list[Point]:
     phases = PHASES[1:3] if quick else PHASES[1:]
     base = dict(base, windows=[[f"{t0}s", f"{t1}s"] for t0, t1, _ in phases])
     # The same with the lost last link n6 -> n8 at 5 ms (the set-up choice LAST_LINK).
-    for fig, sink in (("6", None), (FIG6_SHORT, {"rate": "100Mbps", "delay": "5ms"})):
+    for fig, sink_doc in (("6", None), (FIG6_SHORT, {"rate": "100Mbps", "delay": "5ms"})):
         for name, q in VARIANTS.items():
             doc = _with_qdisc(base, q)
-            if sink is not None:
-                doc["sink"] = sink
+            if sink_doc is not None:
+                doc["sink"] = sink_doc
             extra = {"figure": fig, "variant": name, "phase": "all"}
             pts += grid(doc, {}, seeds=seeds, extra_labels=extra)
-    # Fig. 3: RED-ECN queue length with aggressive and conservative early detection at 8
-    # and 32 connections; Fig. 5: the conservative setting with 32 connections, max_th
-    # 80 KB in a 120 KB and a 240 KB queue, deterministic marking above max_th.
-    for name in ("aggressive", "conservative"):
-        mp = VARIANTS[name]["max_p"]
-        for n in FIG3_N:
-            fig3: dict[str, Any] = {
-                "flows.0.count": n,
-                "flows.0.hosts": 5,
-                "bottleneck.qdisc.max_p": mp,
-            }
-            extra = {"figure": "3", "variant": name, "n": n}
-            pts += grid(ecn, {}, seeds=seeds, fixed=fig3, extra_labels=extra)
-    for buf in FIG5_BUFFERS:
-        fig5: dict[str, Any] = {
-            "flows.0.count": 32,
-            "flows.0.hosts": 5,
-            "bottleneck.buffer": buf,
-            "bottleneck.qdisc.max_p": VARIANTS["conservative"]["max_p"],
-            "bottleneck.qdisc.hard_drop": False,
-        }
-        extra = {"figure": "5", "variant": "conservative", "n": 32, "buffer_kb": buf}
-        pts += grid(ecn, {}, seeds=seeds, fixed=fig5, extra_labels=extra)
     return pts
 
 
@@ -246,6 +301,9 @@ class Data:
         self.runs = runs.assign(n=runs["n"].astype("Int64"))
         self.phases = PHASES[1:3] if quick else PHASES[1:]
         self._traces: dict[int, pd.DataFrame] = {}
+        #: The same figures with n6 -> n8 at 5 ms (LAST_LINK's other reading), where run: an
+        #: explanation may set the default's numbers beside them.
+        self.short: Data | None = None
 
     def sel(self, figure: str, **eq: Any) -> pd.DataFrame:
         d = self.runs[self.runs["figure"] == figure]
@@ -361,11 +419,23 @@ def _why_large_max_p(d: Data, r: Result) -> str:
             f"{q_dt:.0f}, a mean RTT of about {rtt_red:.0f} against {rtt_dt:.0f} ms, by which "
             f"Eq. 2's loss ~ 1/RTT^2 would grow up to x{(rtt_dt / rtt_red) ** 2:.2f}"
         )
+    short = ""
+    if d.short is not None and "1" in set(d.short.runs["figure"]):
+        ratios = []
+        for n in d.short.ns("1"):
+            c = d.short.curve("1", n, "loss_rate").mean()
+            ratios.append(f"x{float(c[max(c.index)]) / float(np.mean(_dt(d.short, n))):.2f}")
+        short = (
+            f" With the lost last link n6 -> n8 at 5 ms instead (base RTTs 32..48 ms, the set-up "
+            f"choice on Fig. 1(a)'s delays) RED at the largest max_p loses {' / '.join(ratios)} "
+            f"DropTail's at {' / '.join(str(n) for n in d.short.ns('1'))} connections: the lost "
+            "delays do not account for the gap alone."
+        )
     return (
         "; ".join(parts) + ": the increase follows the queue (and RTT) RED removes, the paper's "
         "own mechanism (Fig. 2(c)); with 80-packet queues on base RTTs of 52..68 ms the queue is "
-        "a large part of the RTT, so the increase is more than slight. Why the paper's was "
-        "slight is unexplained (its topology, Fig. 1(a), is lost)."
+        "a large part of the RTT, so the increase is more than slight." + short + " Why the "
+        "paper's was slight is unexplained."
     )
 
 
@@ -417,6 +487,17 @@ def _c_queue_falls(d: Data) -> list[Case]:
     q = d.curve("1", n, "queue_pkts.mean")
     at_min = [float(q.loc[s, row.idxmin()]) for s, row in c.iterrows()]
     return [Case(f"{n} conn.", list(q[max(q.columns)]), at_min)]
+
+
+def _c_rtt_falls(d: Data) -> list[Case]:
+    """Fig. 2(c) at 32 connections: the mean queueing delay of a packet at the bottleneck (the
+    part of the RTT the queue sets; the links' delays are fixed) at the largest max_p against
+    each seed's loss-minimising max_p."""
+    n = _n2(d)
+    c = d.curve("1", n, "loss_rate")
+    w = d.curve("1", n, "delay_ms.mean")
+    at_min = [float(w.loc[s, row.idxmin()]) for s, row in c.iterrows()]
+    return [Case(f"{n} conn.", list(w[max(w.columns)]), at_min)]
 
 
 def _c_ecn_better(d: Data) -> list[Case]:
@@ -704,6 +785,40 @@ def _why_full(d: Data, r: Result) -> str:
     )
 
 
+def _phase_avg(d: Data, variant: str, n: int) -> list[float]:
+    """Per seed: RED's average queue (packets), the mean of its samples in the n-connection
+    phases of a whole Figs. 6/7 run."""
+    out = []
+    for _, r in d.sel("6", variant=variant, phase="all").sort_values("seed").iterrows():
+        q = load_table(r["run_dir"], "queue")
+        if "avg" not in q:
+            raise KeyError(f"no average queue in the queue table of {r['run_dir']}")
+        t = q["t_s"]
+        inside = np.zeros(len(q), dtype=bool)
+        for t0, t1, k in d.phases:
+            if k == n:
+                inside |= ((t >= t0) & (t < t1)).to_numpy()
+        out.append(float(q["avg"].to_numpy()[inside].mean()))
+    return out
+
+
+def _thresholds() -> tuple[float, float]:
+    """min_th and max_th of Figs. 6/7 (packets)."""
+    qd = load_base(ID, "load_change")["bottleneck"]["qdisc"]
+    return float(qd["min_th"]), float(qd["max_th"])
+
+
+def _c_avg_around(d: Data) -> list[Case]:
+    """§IV: the too aggressive setting's average sits around min_th, the too conservative one's
+    around max_th: Fig. 6's aggressive RED with 8 connections (too aggressive there, Fig. 6(a))
+    and conservative RED with 32 (too conservative, Fig. 6(b))."""
+    lo, hi = _thresholds()
+    return [
+        Case("aggressive, 8 conn., around min_th", _phase_avg(d, "aggressive", 8), lo),
+        Case("conservative, 32 conn., around max_th", _phase_avg(d, "conservative", 32), hi),
+    ]
+
+
 def _c_moves(d: Data, n: int, rising: bool) -> list[Case]:
     out = []
     for t0, t1, k in d.phases:
@@ -865,6 +980,19 @@ CLAIMS: list[Claim] = [
         rhs_name="loss-minimising max_p (Fig. 2(b))",
         unit="pkts",
         measure=_c_queue_falls,
+    ),
+    Claim(
+        id="fig2c-rtt-falls",
+        where="§III.A, Fig. 2(c)",
+        quote="RED becomes more aggressive in its early detection leading to a drop in the average "
+        "queue length. Consequently, the round-trip times seen by TCP connections also drop.",
+        metric="mean queueing delay of a packet at the bottleneck, the part of the RTT the queue "
+        "sets (the links' delays are fixed), Fig. 1's 32 connections, RED (drop)",
+        lhs_name="largest max_p",
+        op="<",
+        rhs_name="loss-minimising max_p (Fig. 2(b))",
+        unit="ms",
+        measure=_c_rtt_falls,
     ),
     Claim(
         id="ecn-more-effective",
@@ -1198,6 +1326,25 @@ CLAIMS: list[Claim] = [
         ],
     ),
     Claim(
+        id="iv-avg-around-thresholds",
+        where="§IV, Figs. 6(a,b)",
+        quote="If the average queue length oscillates around min_th, then the early detection "
+        "mechanism is too aggressive. On the other hand, if it oscillates around max_th, then "
+        "the early detection mechanism is too conservative.",
+        metric="RED's average queue (packets), mean of its samples, where Fig. 6 shows the "
+        "static settings too aggressive (aggressive, 8-connection phases) and too conservative "
+        "(conservative, 32-connection phases)",
+        lhs_name="average queue",
+        op="~",
+        rhs_name="min_th (20) / max_th (80)",
+        unit="pkts",
+        tolerance=15.0,
+        tolerance_source="ours: 'oscillates around' a threshold read as a mean within a quarter "
+        "of the gap max_th - min_th (15 packets) of it: nearer that threshold than the midway "
+        "point between the two is by half",
+        measure=_c_avg_around,
+    ),
+    Claim(
         id="fig7b-rises",
         where="§IV, Fig. 7(b)",
         quote="When all 32 connections are active, max_p increases significantly",
@@ -1257,6 +1404,19 @@ NOT_SEPARATE = [
     "fig6*/fig7*; §I: 'When congestion notification is aggressive, packet loss can be avoided, "
     "but at the expense of low overall link utilization ...' announces claims fig3a-* and "
     "fig3b-*.",
+    "Abstract: 'the effectiveness of RED depends, to a large extent, on the appropriate "
+    "parameterization of the RED queue' and §I: 'The effectiveness of early detection is shown "
+    "to be critically dependent upon the rate at which congestion notification is provided to "
+    "the sources' summarise claims fig1-* and fig4-* (loss and utilisation against max_p).",
+    "§I: 'Recent measurements have shown that the growing demand for network bandwidth has "
+    "driven loss rates up' cites another study ([18]); RED's properties ('prevent global "
+    "synchronization, reduce packet loss rates, and minimize biases against bursty sources', "
+    "'RED outperforms traditional drop-tail queues') are cited from RED's own papers ([1, 5]).",
+    "§III: the offered-load arithmetic (a notification to one of 100 connections leaves "
+    "9.95 Mbps, to one of 2 leaves 7.5 Mbps: a factor 1 - 1/(2N)) is arithmetic, not a "
+    "measured result; 'the RED queue can degenerate into a simple drop-tail queue' (many "
+    "connections, RED not aggressive) and 'underutilization can occur' (few connections, RED "
+    "aggressive) announce claims fig3b-conservative-32-droptail and fig3a-aggressive-8-empty.",
     "§III: 'it is conspicuous that the congestion notification mechanism used by RED does not "
     "directly depend upon the number of connections' describes RED, not a result.",
     "§III: 'We show that RED is only marginally effective when used in conjunction with packet "
@@ -1264,8 +1424,21 @@ NOT_SEPARATE = [
     "§III: '... packet losses are still significant' (with ECN) announces claims "
     "fig4-many-loss (loss at small max_p with many connections), fig3b-conservative-32-full "
     "and fig5a-loss-not-eliminated.",
+    "§III.A: 'Note that the value of max_p that minimizes the loss rates is different in Figure "
+    "1(b) and Figure 1(c)' is implied by claim fig1-argmin-grows (a larger value is a "
+    "different one).",
+    "§III.A: Eq. 2's 'the upper bound on the packet loss rate increases quadratically with the "
+    "number of connections' and the idealised example's 0.5 and 2.0 packet drops per "
+    "round-trip time (4 and 8 connections over 64 KB) are derived, not simulated; the paper "
+    "measures the dependence in claim fig1-dt-between ('somewhere between linear and "
+    "quadratic').",
     "§III.A: 'This is partially due to the fact that connections can experience retransmission "
     "timeouts' is a cause the paper gives for claim fig1-dt-between, not a result.",
+    "§III.A: 'since packet loss rates increase rapidly as networks become more congested, it is "
+    "necessary to decouple packet loss from congestion notification through the use of ECN' "
+    "concludes from claims fig1-dt-between and fig4-dt-grows; 'by making the increase linear "
+    "in terms of the transmission rate, loss rates can be made to increase linearly with the "
+    "number of connections' is a prediction from Eq. 2 the paper does not run.",
     "§III.A: 'decreasing the segment size, increasing the bottleneck bandwidth, and increasing "
     "the round-trip times ... can slow the rate of congestion notification' is read from "
     "Eq. 2; the paper runs no such experiment.",
@@ -1282,31 +1455,54 @@ NOT_SEPARATE = [
     "§III.B, Fig. 3(b): 'This indicates that the TCP sources do not back off sufficiently ... "
     "trigger further increases in transmission rate' is the paper's reason for claim "
     "fig3b-conservative-32-full.",
+    "§III.B: 'By setting max_th sufficiently below the queue size, the RED algorithm can avoid "
+    "packet losses when early detection fails by deterministically marking every incoming "
+    "packet' introduces Fig. 5, whose claims fig5a-loss-not-eliminated and "
+    "fig5-buffer-substantial check it.",
     "§III.B, Fig. 5: 'leads to periods of time where TCP is able to impact the transmission "
     "rates of the sources' and 'all connections receive congestion notification when the queue "
     "is full' are claim fig5-queue-drains and its reason.",
     "§III.B: 'to optimize performance over a small number of connections, early detection must "
     "be made conservative' and '... must be aggressive' are conclusions drawn from claims "
     "fig4-few-loss-low, fig4-few-util, fig4-many-util and fig4-many-loss.",
+    "§IV: 'it is clear that adapting RED parameters based on traffic load and using explicit "
+    "congestion notification can be beneficial' concludes from §III's claims.",
     "§IV: 'As expected, its value adapts to reflect the number of active flows' is claims "
     "fig7b-rises and fig7b-falls.",
-    "§V (testbed, Fig. 9): its own section below, live and simulated (adaptive_red_004_testbed).",
+    "§V (testbed, Fig. 9): its own section below, live and simulated "
+    "(adaptive_red_004_testbed), whose claims include 'the RED algorithm oscillates between "
+    "periods of sustained marking and packet loss and periods of minimal marking and link "
+    "underutilization' (v-oscillates).",
+    "§V: 'the sustained throughput of router1 was always above 70Mbps' checks the testbed's "
+    "router, not a queue discipline; 'since the ethernet segments are shared, acknowledgments "
+    "on the reverse path collide with data packets on the forward path, thus limiting "
+    "throughput' describes the testbed's shared Ethernet, which aqmlab does not model (its "
+    "links are full duplex); 'This rate slightly overestimates the end-to-end goodput' "
+    "describes the measure.",
     "§VI: 'an adaptive RED mechanism ... can provide significant benefits in terms of decreasing "
     "packet loss and increasing network utilization' summarises claim fig7a-adapts and the "
-    "testbed's; 'it is expected that the performance improvements will become even more "
-    "significant as the network grows' is a prediction the paper does not test.",
+    "testbed's, as 'Preliminary experiments using a small testbed has shown the efficacy of the "
+    "algorithm' summarises the testbed's; 'it is expected that the performance improvements "
+    "will become even more significant as the network grows' (on the premise that 'early "
+    "detection algorithms become more effective as round trip times increase') is a prediction "
+    "the paper does not test; 'When a large number of connections are present, queue lengths "
+    "can fluctuate considerably in a short period of time' motivates future work (an adaptive "
+    "w_q) and restates the testbed's v-oscillates.",
 ]
 
 
-#: Fig. 1(a), the topology, is lost: the last link's delay sets the base RTTs of Figs. 6/7.
+#: Fig. 1(a), the topology, is lost: the last link's delay sets the base RTTs of every figure
+#: (Figs. 6/7 run on "the same network as shown in Figure 1(a)", §IV).
 LAST_LINK = Choice(
-    name="Figs. 6/7: the lost last link n6 -> n8",
+    name="Fig. 1(a): the lost last link n6 -> n8 (Figs. 1-7)",
     default="15 ms (base RTTs 52..68 ms)",
     other="5 ms (base RTTs 32..48 ms)",
-    why="15 ms gives a bandwidth-delay product of 65..85 KB, the scale of §III.A's worked "
-    "example ('bandwidth-delay products of 64KB'); 5 ms is the other round figure that keeps "
-    "it below the 100 KB queue.",
-    claims=("fig6a-aggressive-8", "fig6b-conservative-32", "fig7b-rises", "fig7b-falls"),
+    why="the text gives the topology's shape (§III.A: connections from n0..n4 to n8, the n5 -> n6 "
+    "link the bottleneck) but not its delays, and runs Figs. 1-7 on it (§IV: 'the same network "
+    "as shown in Figure 1(a)'); a node n7 between n6 and n8 would add only delay, the bottleneck "
+    "being n5 -> n6. 15 ms gives a bandwidth-delay product of 65..85 KB, the scale of §III.A's "
+    "worked example ('bandwidth-delay products of 64KB'); 5 ms is the other round figure that "
+    "keeps it below the 80 KB queue of Figs. 1-4.",
 )
 
 
@@ -1349,6 +1545,38 @@ def _adapts_as_desired(claims: list[Claim]) -> list[Claim]:
     ]
 
 
+#: Figs. 3 and 5 print no max_p: "aggressive" and "conservative" are words only.
+FIG3_AGGRESSIVE = Choice(
+    name="Fig. 3(a): the 'aggressive' max_p (not printed)",
+    default="1.0 (the testbed's aggressive setting, §V)",
+    other=f"{MAX_P_PRINTED:g} (§III.A's loss-minimising max_p of Fig. 2(b), the paper's only "
+    "other printed value above the conservative 0.02)",
+    why="§V prints 1.00 and 0.02 as the aggressive and conservative settings and Figs. 6/7 use "
+    "the same words; 0.063 is the one other max_p the paper prints for its simulations. The "
+    "other reading reruns Fig. 3's aggressive runs (8 and 32 connections) at 0.063.",
+    claims=("fig3a-aggressive-8-empty", "fig3a-aggressive-32-desired"),
+)
+FIG35_CONSERVATIVE = Choice(
+    name="Figs. 3(b) and 5: the 'conservative' max_p (not printed)",
+    default="0.02 (the testbed's conservative setting, §V, and Fig. 7's initial max_p)",
+    other=f"{MAX_P_PRINTED:g} (§III.A's loss-minimising max_p of Fig. 2(b))",
+    why="§V prints 0.02 as the conservative setting and §IV starts the self-configuring RED "
+    "there ('We initially set max_p to 0.020'); 0.063 is the paper's other printed value. The "
+    "other reading reruns Fig. 3's conservative runs and Fig. 5 (whose text repeats 'the same "
+    "experiment as in Figure 3(b)') at 0.063.",
+    claims=(
+        "fig3a-aggressive-8-empty",
+        "fig3b-conservative-8",
+        "fig3b-conservative-32-droptail",
+        "fig3b-conservative-32-full",
+        "fig5a-loss-not-eliminated",
+        "fig5-queue-drains",
+        "fig5-buffer-substantial",
+        "fig5b-more-than-double",
+    ),
+)
+
+
 #: min_th of Figs. 1 and 2 is not printed.
 MIN_TH = Choice(
     name="Figs. 1 and 2: RED's min_th (not printed)",
@@ -1376,21 +1604,46 @@ MIN_TH = Choice(
 # ---- report ---------------------------------------------------------------------------------
 
 
+#: Figure labels of runs that only a set-up choice's other reading reads.
+_OTHER_READINGS = (FIG1_MIN_TH, "3" + FIG35_ALT, "5" + FIG35_ALT)
+
+
+def _main(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the default readings (every figure label without a choice's suffix)."""
+    fig = runs["figure"].astype(str)
+    return runs[~fig.str.endswith(SHORT) & ~fig.isin(_OTHER_READINGS)]
+
+
 def other_min_th(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with Fig. 1's RED taken from the min_th = max_th / 3 runs."""
-    rest = runs[~runs["figure"].isin(["1", FIG1_MIN_TH])]
+    rest = _main(runs)
+    rest = rest[rest["figure"] != "1"]
     return pd.concat([rest, runs[runs["figure"] == FIG1_MIN_TH].assign(figure="1")])
 
 
 def short_link(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs with Figs. 6/7 taken from the 5 ms last-link runs."""
-    runs = runs[runs["figure"] != FIG1_MIN_TH]
-    rest = runs[~runs["figure"].isin(["6", FIG6_SHORT])]
-    return pd.concat([rest, runs[runs["figure"] == FIG6_SHORT].assign(figure="6")])
+    """The runs with every figure taken from its runs with n6 -> n8 at 5 ms."""
+    fig = runs["figure"].astype(str)
+    short = runs[fig.str.endswith(SHORT)]
+    short = short.assign(figure=short["figure"].astype(str).str[: -len(SHORT)])
+    rest = _main(runs)
+    return pd.concat([rest[~rest["figure"].isin(set(short["figure"]))], short])
+
+
+def other_fig35_max_p(runs: pd.DataFrame, variant: str) -> pd.DataFrame:
+    """The runs with Figs. 3 and 5's ``variant`` setting taken from its max_p 0.063 runs."""
+    fig = runs["figure"].astype(str)
+    alt = runs[fig.isin(["3" + FIG35_ALT, "5" + FIG35_ALT]) & (runs["variant"] == variant)]
+    alt = alt.assign(figure=alt["figure"].astype(str).str[: -len(FIG35_ALT)])
+    rest = _main(runs)
+    gone = rest["figure"].isin(["3", "5"]) & (rest["variant"] == variant)
+    return pd.concat([rest[~gone], alt])
 
 
 def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
-    d = Data(runs[runs["figure"] != FIG1_MIN_TH], quick)
+    d = Data(_main(runs), quick)
+    if (runs["figure"] == "1" + SHORT).any():
+        d.short = Data(short_link(runs), quick)
     refs = ns2_refs(ID)
     rep.claims(evaluate(CLAIMS, d, refs))
     main_res = rep.results
@@ -1518,9 +1771,9 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     )
     rep.table(moves, "Self-configuring RED: max_p at the start and end of each phase, per seed.")
     _moves_text(rep, moves, d)
-    if (r["figure"] == FIG6_SHORT).any():
-        rep.choice(LAST_LINK, main_res, evaluate(CLAIMS, Data(short_link(runs), quick)))
-        q7 = Data(short_link(runs), quick)
+    if (runs["figure"] == FIG6_SHORT).any():
+        q7 = d.short if d.short is not None else Data(short_link(runs), quick)
+        rep.choice(LAST_LINK, main_res, evaluate(CLAIMS, q7))
         moves7 = pd.DataFrame(
             [{"seed": s, **mv} for s in q7.seeds6() for mv in max_p_moves(q7.trace(s), q7.phases)]
         )
@@ -1532,6 +1785,13 @@ def report(runs: pd.DataFrame, rep: Report, quick: bool) -> None:
     rep.choice(ADAPTS_WELL, main_res, evaluate(_adapts_as_desired(CLAIMS), d, refs))
     if (runs["figure"] == FIG1_MIN_TH).any():
         rep.choice(MIN_TH, main_res, evaluate(CLAIMS, Data(other_min_th(runs), quick)))
+    if (runs["figure"] == "3" + FIG35_ALT).any():
+        for choice, variant in (
+            (FIG3_AGGRESSIVE, "aggressive"),
+            (FIG35_CONSERVATIVE, "conservative"),
+        ):
+            alt = Data(other_fig35_max_p(runs, variant), quick)
+            rep.choice(choice, main_res, evaluate(CLAIMS, alt))
     rep.section("Sentences not counted as separate claims")
     rep.text("\n".join(f"- {s}" for s in NOT_SEPARATE))
 
