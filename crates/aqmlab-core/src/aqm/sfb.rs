@@ -58,6 +58,9 @@
 //! - Decreases happen on arrivals to an empty bin (the pseudocode; Linux does the same), not on
 //!   dequeue.
 //! - Hashes: SplitMix64 of the flow id XOR a per-level salt derived from the scenario seed.
+//!   A flow's bins depend on nothing else, so they are hashed at its first packet and kept
+//!   (one entry per flow seen): arrival, admission and departure then read them instead of
+//!   taking a 64-bit remainder per level each time.
 //! - Probes: `p_min_avg` is an exponential average (weight 1/1000 per arrival) of arrivals'
 //!   p_min; `nonresponsive` is the same average of the indicator "p_min = 1" (the share of
 //!   arrivals being rate-limited). Neither needs per-flow state.
@@ -69,6 +72,7 @@ use super::blue::{bernoulli, BlueProb};
 use super::green_tcp::mix64;
 use super::{AlgorithmParams, Aqm, BuildContext, FifoArithmetic, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
+use crate::net::flow_map::DenseFlowMap;
 use crate::net::packet::{FlowId, Packet};
 use crate::qdisc::Qdisc;
 use crate::rng::SimRng;
@@ -123,6 +127,13 @@ impl Default for Params {
 /// Weight of one arrival in the probes' exponential averages.
 const PROBE_WEIGHT: f64 = 0.001;
 
+/// Most hash levels (`levels` is validated to 1..=8).
+const MAX_LEVELS: usize = 8;
+
+/// A flow's bin index (`l * bins + h`) at each level; entries past `levels` are unused. Indices
+/// fit in 16 bits: at most 8 levels of 4,096 bins.
+type FlowBins = [u16; MAX_LEVELS];
+
 /// SFB's state.
 pub struct Sfb {
     // configured
@@ -135,6 +146,8 @@ pub struct Sfb {
     d2: f64,
     freeze: SimDuration,
     salts: Vec<u64>,
+    /// Each flow's bins, hashed at its first packet (`None` until then).
+    flow_bins: DenseFlowMap<Option<FlowBins>>,
     penalty_rate: f64,
     penalty_burst: f64,
     // maintained: bin `l * bins + h`
@@ -165,6 +178,7 @@ impl Sfb {
             salts: (0..levels as u64)
                 .map(|l| mix64(ctx.seed ^ mix64(0x5346_4200 + l)))
                 .collect(),
+            flow_bins: DenseFlowMap::default(),
             penalty_rate: p.penalty_rate,
             penalty_burst: p.penalty_burst as f64,
             qlen: vec![0; levels * bins],
@@ -180,6 +194,20 @@ impl Sfb {
     #[inline]
     fn bin(&self, level: usize, flow: FlowId) -> usize {
         level * self.bins + (mix64(flow as u64 ^ self.salts[level]) % self.bins as u64) as usize
+    }
+
+    /// The flow's bins at every level, hashed once per flow.
+    #[inline]
+    fn bins_of(&mut self, flow: FlowId) -> FlowBins {
+        if let Some(b) = *self.flow_bins.entry(flow) {
+            return b;
+        }
+        let mut b = [0; MAX_LEVELS];
+        for (l, slot) in b.iter_mut().enumerate().take(self.levels) {
+            *slot = self.bin(l, flow) as u16;
+        }
+        *self.flow_bins.entry(flow) = Some(b);
+        b
     }
 
     /// The flow's marking probability: the minimum over its bins.
@@ -222,8 +250,9 @@ impl Aqm for Sfb {
         let mut over = false;
         let mut min_qlen = u32::MAX;
         let mut p_min: f64 = 1.0;
-        for l in 0..self.levels {
-            let i = self.bin(l, pkt.flow);
+        let bins = self.bins_of(pkt.flow);
+        for &i in &bins[..self.levels] {
+            let i = usize::from(i);
             if self.qlen[i] >= self.bin_size {
                 self.prob[i].increase(now, self.d1, self.freeze);
                 over = true;
@@ -256,9 +285,9 @@ impl Aqm for Sfb {
     }
 
     fn on_enqueued(&mut self, _now: SimTime, pkt: &Packet) {
-        for l in 0..self.levels {
-            let i = self.bin(l, pkt.flow);
-            self.qlen[i] += 1;
+        let bins = self.bins_of(pkt.flow);
+        for &i in &bins[..self.levels] {
+            self.qlen[usize::from(i)] += 1;
         }
     }
 
@@ -269,8 +298,9 @@ impl Aqm for Sfb {
         _q: &QueueView,
         _rng: &mut SimRng,
     ) -> Verdict {
-        for l in 0..self.levels {
-            let i = self.bin(l, pkt.flow);
+        let bins = self.bins_of(pkt.flow);
+        for &i in &bins[..self.levels] {
+            let i = usize::from(i);
             debug_assert!(self.qlen[i] > 0, "SFB bin count underflow");
             self.qlen[i] = self.qlen[i].saturating_sub(1);
         }
@@ -376,6 +406,31 @@ mod tests {
         assert!(same0.len() > 1);
         assert!(same0.iter().any(|&f| s.bin(1, f) != s.bin(1, 0)));
         assert!((0..2).all(|l| (0..1000).all(|f| s.bin(l, f) / 23 == l)));
+    }
+
+    /// The kept bins are the hashed ones, at the widest table (8 x 4,096 bins) and for ids far
+    /// beyond the dense range, asked in any order and more than once.
+    #[test]
+    fn kept_bins_equal_the_hash() {
+        let p = Params {
+            levels: 8,
+            bins: 4096,
+            ..Params::default()
+        };
+        let mut s = Sfb::new(&p, &ctx());
+        let ids: Vec<FlowId> = (0..3000)
+            .rev()
+            .chain([u32::MAX, u32::MAX - 1, 1 << 20])
+            .collect();
+        for _ in 0..2 {
+            for &f in &ids {
+                let kept = s.bins_of(f);
+                for (l, &b) in kept.iter().enumerate().take(8) {
+                    assert_eq!(usize::from(b), s.bin(l, f), "flow {f} level {l}");
+                }
+            }
+        }
+        assert_eq!(usize::from(s.bins_of(7)[7]) / 4096, 7);
     }
 
     #[test]
