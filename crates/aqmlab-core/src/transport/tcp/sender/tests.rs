@@ -1039,6 +1039,61 @@ fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
     assert_eq!(w.sender.ssthresh(), Some(cut));
 }
 
+/// An ECN flow (RTT 100 ms, `cc`, `codepoint`) whose window sent at 2 s is CE-marked except
+/// its first segment, which is lost: the codepoints of every send of that segment, in order.
+fn sends_of_a_segment_lost_among_marks(
+    model: TcpModel,
+    cc: CongestionControl,
+    codepoint: EcnCodepoint,
+) -> Vec<Ecn> {
+    let cfg = TcpConfig {
+        ecn: true,
+        initial_ssthresh: 16,
+        model,
+        cc,
+        ecn_codepoint: codepoint,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(1_990));
+    let mut lost = None;
+    w.fate = Box::new(move |p, t| {
+        if t != at(2_000) {
+            Fate::Pass
+        } else if lost.get_or_insert(p.seq) == &p.seq {
+            Fate::Drop
+        } else {
+            Fate::Mark
+        }
+    });
+    w.run_until(at(4_000));
+    let seq = w.sent.iter().find(|s| s.t == at(2_000)).unwrap().seq;
+    assert_eq!(w.sender.stats().retransmits, 1, "{model:?} {cc:?}");
+    let sends = w.sent.iter().filter(|s| s.seq == seq);
+    sends.map(|s| s.pkt.ecn).collect()
+}
+
+#[test]
+fn rfc_resends_data_not_ecn_capable_unless_the_controller_needs_ecn() {
+    use EcnCodepoint::{Ect0, Ect1};
+    let (reno, dctcp) = (CongestionControl::Reno, CongestionControl::Dctcp);
+    // RFC 3168 §6.1.5 (Linux `tcp_ecn_send()`, ns-3 `SendDataPacket`): the resend is Not-ECT,
+    // so a queue that would mark it drops it instead.
+    let rfc = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, reno, Ect0);
+    assert_eq!(rfc, vec![Ecn::Ect, Ecn::NotEct]);
+    // ns-2.35 `output()` sets ECT on every data packet, resends included.
+    let ns2 = sends_of_a_segment_lost_among_marks(TcpModel::Ns2, reno, Ect0);
+    assert_eq!(ns2, vec![Ecn::Ect, Ecn::Ect]);
+    // DCTCP and L4S (ect1) senders keep ECT (Linux `tcp_ca_needs_ecn()`, ns-3 `DctcpEcn`).
+    let dctcp_ect0 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, dctcp, Ect0);
+    assert_eq!(dctcp_ect0, vec![Ecn::Ect, Ecn::Ect]);
+    let dctcp_ect1 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, dctcp, Ect1);
+    assert_eq!(dctcp_ect1, vec![Ecn::Ect1, Ecn::Ect1]);
+    let reno_ect1 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, reno, Ect1);
+    assert_eq!(reno_ect1, vec![Ecn::Ect1, Ecn::Ect1]);
+}
+
 // ---------------------------------------------------------------- receiver interplay
 
 #[test]
