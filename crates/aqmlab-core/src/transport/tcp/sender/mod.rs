@@ -47,7 +47,8 @@
 //!   timestamps retransmissions need no Karn rule); the backoff resets on every ACK of new data.
 //! - ECN (RFC 3168 §6.1.2): with `ecn`, data packets are ECT; under `tcp.model = "rfc"` a
 //!   retransmission is not (RFC 3168 §6.1.5, as Linux and ns-3) unless the congestion control
-//!   needs ECN (DCTCP, an `ect1` sender), while ns-2 marks resends ECT too (`behaviour.rs`).
+//!   needs ECN (DCTCP, an `ect1` sender), while ns-2 marks resends ECT too but sends segment 0
+//!   and its resends not ECN-capable (`behaviour.rs`).
 //!   An ACK with ECE whose cumulative ACK is beyond `recover` (strictly: it acknowledges a
 //!   segment sent after the last reduction, so the ECE echoes of the old window are ignored —
 //!   ns-2's `seq > recover_`), and not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`,
@@ -742,7 +743,13 @@ impl Conn {
         } else {
             self.snd_max = seq + 1;
         }
-        let ect = if resent { self.ect_resent } else { self.ect };
+        let ect = if seq == 0 && self.behave.first_segment_not_ect {
+            Ecn::NotEct
+        } else if resent {
+            self.ect_resent
+        } else {
+            self.ect
+        };
         let cwr = std::mem::take(&mut self.cwr_pending);
         let pkt = Packet {
             flow: self.flow,

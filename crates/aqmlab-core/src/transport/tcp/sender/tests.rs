@@ -815,6 +815,38 @@ fn send_gaps(w: &Wire, from: SimTime, to: SimTime) -> Vec<u64> {
     sends.windows(2).map(|p| p[1].since(p[0]).0).collect()
 }
 
+/// Segment 0 under a queue that CE-marks every packet of the first window (sent before 1 s) and
+/// passes the rest: (its sends as (time, ECN codepoint), the sender's stats, packets dropped).
+fn first_window_marked(model: TcpModel) -> (Vec<(SimTime, Ecn)>, SenderStats, u64) {
+    let cfg = TcpConfig {
+        ecn: true,
+        model,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    mark_between(&mut w, at(0), at(1_000));
+    w.start(Some(4));
+    w.run_until(at(5_000));
+    let seg0 = w.sent.iter().filter(|s| s.seq == 0);
+    let sends = seg0.map(|s| (s.t, s.pkt.ecn)).collect();
+    (sends, w.sender.stats().clone(), w.dropped)
+}
+
+#[test]
+fn ns2_sends_segment_zero_not_ecn_capable() {
+    // ns-2.35 `output()` clears ECT on packet 0 and its resends: the marking queue drops it
+    // and the sender waits out the initial RTO (3 s) to resend it, not ECN-capable again.
+    let (sends, s, dropped) = first_window_marked(TcpModel::Ns2);
+    assert_eq!(sends, vec![(at(0), Ecn::NotEct), (at(3_000), Ecn::NotEct)]);
+    assert_eq!((dropped, s.timeouts, s.retransmits), (1, 1, 1));
+    assert_eq!(s.completions, 1, "the transfer completes after the resend");
+    // The RFC reading sends it ECN-capable like any data segment: marked, not dropped.
+    let (sends, s, dropped) = first_window_marked(TcpModel::Rfc);
+    assert_eq!(sends, vec![(at(0), Ecn::Ect)]);
+    assert_eq!((dropped, s.timeouts, s.retransmits), (0, 0, 0));
+    assert_eq!(s.completions, 1);
+}
+
 #[test]
 fn ecn_halves_once_per_window() {
     let mut w = ecn_wire();
