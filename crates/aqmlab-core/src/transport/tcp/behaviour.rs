@@ -4,6 +4,15 @@
 //! its loss-recovery variants and its RTT estimator then ask for the choice they need by name
 //! instead of testing the model. Each choice was found by tracing both simulators on the same
 //! dumbbell to their first divergence (`docs/validation.md`, "Beside ns-2").
+//!
+//! Which data packets are ECN-capable: RFC 3168 §6.1.5 says a sender MUST NOT set ECT on
+//! retransmitted data packets, so a marking queue drops a resend it picks rather than marks
+//! it. Linux (`tcp_ecn_send()` in `net/ipv4/tcp_output.c`) clears ECT on a segment below `snd_nxt` unless
+//! `tcp_ca_needs_ecn()` (DCTCP, and the L4S senders, keep it); ns-3.44
+//! (`TcpSocketBase::SendDataPacket` asks `IsEct(RE_XMT)`, which `ECN_RESTRICTION_MAP` answers
+//! `false` for `ClassicEcn` and `true` for `DctcpEcn`) does the same. ns-2.35's
+//! `TcpAgent::output()` sets ECT on every data packet it sends, resends included, except the
+//! connection's packet 0 and its resends (`first_segment_not_ect`).
 
 use super::TcpModel;
 
@@ -42,6 +51,15 @@ pub(super) struct Behaviour {
     pub timeout_after_ecn_keeps_ssthresh: bool,
     /// ns-2: the ECN hold is the retransmission timer, whose expiry runs `timeout()`.
     pub hold_ends_as_timeout: bool,
+    /// A retransmitted data segment leaves not ECN-capable (RFC 3168 §6.1.5, Linux, ns-3)
+    /// unless the congestion control needs ECN (`cc = "dctcp"` or an `ect1` sender); ns-2.35
+    /// sets ECT on resends as on new data.
+    pub retransmission_not_ect: bool,
+    /// Segment 0 and its retransmissions leave not ECN-capable (ns-2.35 `output()`: the
+    /// `seqno == 0` branch, the connection's first packet, sets `ect() = 0` whether or not
+    /// `syn_` is on), so an ECN queue drops it where it would mark it; instead of ECT on every
+    /// data segment when ECN is on.
+    pub first_segment_not_ect: bool,
     /// SACK loss recovery as ns-2's `Agent/TCP/Sack1` (`recovery/sack.rs`), instead of RFC 6675.
     pub sack: SackBehaviour,
 }
@@ -83,6 +101,8 @@ impl Behaviour {
             ecn_one_segment_is_fractional: ns2,
             timeout_after_ecn_keeps_ssthresh: ns2,
             hold_ends_as_timeout: ns2,
+            retransmission_not_ect: !ns2,
+            first_segment_not_ect: ns2,
             sack: SackBehaviour {
                 lost_after_one_sacked: ns2,
                 early_entry: !ns2,

@@ -45,19 +45,23 @@
 //!   fast retransmit and on the first partial ACK.
 //! - RTT: sampled on each ACK of new data from its `ts_echo` (ns-2 samples in `newack()`; with
 //!   timestamps retransmissions need no Karn rule); the backoff resets on every ACK of new data.
-//! - ECN (RFC 3168 §6.1.2): with `ecn`, data packets are ECT. An ACK with ECE whose cumulative
-//!   ACK is beyond `recover` (strictly: it acknowledges a segment sent after the last
-//!   reduction, so the ECE echoes of the old window are ignored — ns-2's `seq > recover_`), and
-//!   not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`, `cwnd = min(cwnd, max(⌊W⌋/2, 1))`
-//!   (the window may fall to one segment), `recover = snd_max`, and the next data packet
-//!   carries CWR, as does the first packet after a fast retransmit or a timeout (any window
-//!   reduction, RFC 3168 §6.1.2; ns-2 `cong_action_`, Linux). With `tcp.model = "ns2"` the
-//!   halving is of ns-2's fractional `windowd()` (cwnd 3.9 keeps 1.95, not 1), and the first
-//!   ECE after a timeout reduces whatever it acknowledges (ns-2 `ecn()` after
-//!   `CWND_ACTION_TIMEOUT`). The window is not opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An
-//!   ECE when `W` is already one segment also holds new data until one current RTO has passed
-//!   (`ecn_hold`; the retransmit timer is moved to the same instant), so flows sharing a small
-//!   pipe can send less than one packet per RTT. As ns-2's `ecn_backoff_`: the second and later
+//! - ECN (RFC 3168 §6.1.2): with `ecn`, data packets are ECT; under `tcp.model = "rfc"` a
+//!   retransmission is not (RFC 3168 §6.1.5, as Linux and ns-3) unless the congestion control
+//!   needs ECN (DCTCP, an `ect1` sender), while ns-2 marks resends ECT too but sends segment 0
+//!   and its resends not ECN-capable (`behaviour.rs`).
+//!   An ACK with ECE whose cumulative ACK is beyond `recover` (strictly: it acknowledges a
+//!   segment sent after the last reduction, so the ECE echoes of the old window are ignored —
+//!   ns-2's `seq > recover_`), and not in fast recovery, sets `ssthresh = max(⌊W⌋/2, 2)`,
+//!   `cwnd = min(cwnd, max(⌊W⌋/2, 1))` (the window may fall to one segment),
+//!   `recover = snd_max`, and the next data packet carries CWR, as does the first packet
+//!   after a fast retransmit or a timeout (any window reduction, RFC 3168 §6.1.2; ns-2
+//!   `cong_action_`, Linux). With `tcp.model = "ns2"` the halving is of ns-2's fractional
+//!   `windowd()` (cwnd 3.9 keeps 1.95, not 1), and the first ECE after a timeout reduces
+//!   whatever it acknowledges (ns-2 `ecn()` after `CWND_ACTION_TIMEOUT`). The window is not
+//!   opened on any ACK carrying ECE (RFC 3168 §6.1.2, ns-2). An ECE when `W` is already one
+//!   segment also holds new data until one current RTO has passed (`ecn_hold`; the retransmit
+//!   timer is moved to the same instant), so flows sharing a small pipe can send less than one
+//!   packet per RTT. As ns-2's `ecn_backoff_`: the second and later
 //!   ECEs in a row at one segment double the RTO first (so the holds grow 1, 2, 4, … RTOs), and
 //!   that backoff is not cleared by ACKs carrying ECE, only by one without it. With
 //!   `tcp.model = "ns2"` "at one segment" for that backoff is ns-2's fractional `cwnd_ <= 1.0`
@@ -113,7 +117,7 @@ use super::congestion::{self, Ack, AckSeen, AnyController, Window};
 use super::recovery::{AnyRecovery, Recovery};
 use super::rtt::RttEstimator;
 use super::trace::{TcpTrace, TraceEvent};
-use super::{EcnCodepoint, RttLabel, TcpConfig};
+use super::{CongestionControl, EcnCodepoint, RttLabel, TcpConfig};
 
 mod ecn;
 mod timer;
@@ -179,6 +183,10 @@ pub(super) struct Conn {
     pub(super) ecn: bool,
     /// The codepoint of data packets when `ecn`.
     pub(super) ect: Ecn,
+    /// The codepoint of retransmitted data packets when `ecn`: `NotEct` under
+    /// `Behaviour::retransmission_not_ect` unless the congestion control needs ECN (DCTCP, an
+    /// `ect1` sender), else `ect`.
+    pub(super) ect_resent: Ecn,
     pub(super) rtt_label: RttLabel,
     // ** Maintained
     pub(super) started: bool,
@@ -233,6 +241,12 @@ impl Sender {
             cfg.initial_ssthresh as u64
         };
         let behave = Behaviour::of(cfg.model);
+        let ect = match cfg.ecn_codepoint {
+            EcnCodepoint::Ect0 => Ecn::Ect,
+            EcnCodepoint::Ect1 => Ecn::Ect1,
+        };
+        // Linux `tcp_ca_needs_ecn()`, ns-3 `DctcpEcn`: these keep ECT on resends.
+        let cc_needs_ecn = cfg.cc == CongestionControl::Dctcp || ect == Ecn::Ect1;
         let conn = Conn {
             flow,
             mss: cfg.mss,
@@ -242,9 +256,11 @@ impl Sender {
             dupack_threshold: cfg.dupack_threshold.max(1),
             ecn_backoff_enabled: cfg.ecn_backoff,
             ecn: cfg.ecn,
-            ect: match cfg.ecn_codepoint {
-                EcnCodepoint::Ect0 => Ecn::Ect,
-                EcnCodepoint::Ect1 => Ecn::Ect1,
+            ect,
+            ect_resent: if behave.retransmission_not_ect && !cc_needs_ecn {
+                Ecn::NotEct
+            } else {
+                ect
             },
             rtt_label: cfg.rtt_label,
             started: false,
@@ -721,18 +737,26 @@ impl Conn {
         emit: &mut F,
     ) {
         self.stats.segments_sent += 1;
-        if seq < self.snd_max {
+        let resent = seq < self.snd_max;
+        if resent {
             self.stats.retransmits += 1;
         } else {
             self.snd_max = seq + 1;
         }
+        let ect = if seq == 0 && self.behave.first_segment_not_ect {
+            Ecn::NotEct
+        } else if resent {
+            self.ect_resent
+        } else {
+            self.ect
+        };
         let cwr = std::mem::take(&mut self.cwr_pending);
         let pkt = Packet {
             flow: self.flow,
             kind: PacketKind::Data,
             seq,
             size_bytes: self.mss,
-            ecn: if self.ecn { self.ect } else { Ecn::NotEct },
+            ecn: if self.ecn { ect } else { Ecn::NotEct },
             cwr,
             ts: now,
             created: now,

@@ -815,6 +815,38 @@ fn send_gaps(w: &Wire, from: SimTime, to: SimTime) -> Vec<u64> {
     sends.windows(2).map(|p| p[1].since(p[0]).0).collect()
 }
 
+/// Segment 0 under a queue that CE-marks every packet of the first window (sent before 1 s) and
+/// passes the rest: (its sends as (time, ECN codepoint), the sender's stats, packets dropped).
+fn first_window_marked(model: TcpModel) -> (Vec<(SimTime, Ecn)>, SenderStats, u64) {
+    let cfg = TcpConfig {
+        ecn: true,
+        model,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    mark_between(&mut w, at(0), at(1_000));
+    w.start(Some(4));
+    w.run_until(at(5_000));
+    let seg0 = w.sent.iter().filter(|s| s.seq == 0);
+    let sends = seg0.map(|s| (s.t, s.pkt.ecn)).collect();
+    (sends, w.sender.stats().clone(), w.dropped)
+}
+
+#[test]
+fn ns2_sends_segment_zero_not_ecn_capable() {
+    // ns-2.35 `output()` clears ECT on packet 0 and its resends: the marking queue drops it
+    // and the sender waits out the initial RTO (3 s) to resend it, not ECN-capable again.
+    let (sends, s, dropped) = first_window_marked(TcpModel::Ns2);
+    assert_eq!(sends, vec![(at(0), Ecn::NotEct), (at(3_000), Ecn::NotEct)]);
+    assert_eq!((dropped, s.timeouts, s.retransmits), (1, 1, 1));
+    assert_eq!(s.completions, 1, "the transfer completes after the resend");
+    // The RFC reading sends it ECN-capable like any data segment: marked, not dropped.
+    let (sends, s, dropped) = first_window_marked(TcpModel::Rfc);
+    assert_eq!(sends, vec![(at(0), Ecn::Ect)]);
+    assert_eq!((dropped, s.timeouts, s.retransmits), (0, 0, 0));
+    assert_eq!(s.completions, 1);
+}
+
 #[test]
 fn ecn_halves_once_per_window() {
     let mut w = ecn_wire();
@@ -1037,6 +1069,61 @@ fn loss_in_a_window_already_cut_by_ecn_is_not_cut_again() {
     assert_eq!((s.retransmits, s.timeouts), (1, 0));
     // ssthresh is still the ECN cut: no later signal changed it.
     assert_eq!(w.sender.ssthresh(), Some(cut));
+}
+
+/// An ECN flow (RTT 100 ms, `cc`, `codepoint`) whose window sent at 2 s is CE-marked except
+/// its first segment, which is lost: the codepoints of every send of that segment, in order.
+fn sends_of_a_segment_lost_among_marks(
+    model: TcpModel,
+    cc: CongestionControl,
+    codepoint: EcnCodepoint,
+) -> Vec<Ecn> {
+    let cfg = TcpConfig {
+        ecn: true,
+        initial_ssthresh: 16,
+        model,
+        cc,
+        ecn_codepoint: codepoint,
+        ..TcpConfig::default()
+    };
+    let mut w = Wire::new(&cfg, ms(50));
+    w.start(None);
+    w.run_until(at(1_990));
+    let mut lost = None;
+    w.fate = Box::new(move |p, t| {
+        if t != at(2_000) {
+            Fate::Pass
+        } else if lost.get_or_insert(p.seq) == &p.seq {
+            Fate::Drop
+        } else {
+            Fate::Mark
+        }
+    });
+    w.run_until(at(4_000));
+    let seq = w.sent.iter().find(|s| s.t == at(2_000)).unwrap().seq;
+    assert_eq!(w.sender.stats().retransmits, 1, "{model:?} {cc:?}");
+    let sends = w.sent.iter().filter(|s| s.seq == seq);
+    sends.map(|s| s.pkt.ecn).collect()
+}
+
+#[test]
+fn rfc_resends_data_not_ecn_capable_unless_the_controller_needs_ecn() {
+    use EcnCodepoint::{Ect0, Ect1};
+    let (reno, dctcp) = (CongestionControl::Reno, CongestionControl::Dctcp);
+    // RFC 3168 §6.1.5 (Linux `tcp_ecn_send()`, ns-3 `SendDataPacket`): the resend is Not-ECT,
+    // so a queue that would mark it drops it instead.
+    let rfc = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, reno, Ect0);
+    assert_eq!(rfc, vec![Ecn::Ect, Ecn::NotEct]);
+    // ns-2.35 `output()` sets ECT on every data packet, resends included.
+    let ns2 = sends_of_a_segment_lost_among_marks(TcpModel::Ns2, reno, Ect0);
+    assert_eq!(ns2, vec![Ecn::Ect, Ecn::Ect]);
+    // DCTCP and L4S (ect1) senders keep ECT (Linux `tcp_ca_needs_ecn()`, ns-3 `DctcpEcn`).
+    let dctcp_ect0 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, dctcp, Ect0);
+    assert_eq!(dctcp_ect0, vec![Ecn::Ect, Ecn::Ect]);
+    let dctcp_ect1 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, dctcp, Ect1);
+    assert_eq!(dctcp_ect1, vec![Ecn::Ect1, Ecn::Ect1]);
+    let reno_ect1 = sends_of_a_segment_lost_among_marks(TcpModel::Rfc, reno, Ect1);
+    assert_eq!(reno_ect1, vec![Ecn::Ect1, Ecn::Ect1]);
 }
 
 // ---------------------------------------------------------------- receiver interplay
