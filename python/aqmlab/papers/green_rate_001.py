@@ -10,6 +10,9 @@ Readings where the paper leaves something open (also written into the report):
   10 to 80 ms). Sources A-J: 100 Mbps links with one-way delays 1..19 ms (linear), so base RTTs
   are 42..78 ms: "some of the connections' bandwidth delay [is] greater than" the buffer, and in
   trial 3 the mean BDP crosses the buffer near a 26 ms bottleneck delay (paper: "around 30 ms").
+- Trial 3 keeps trials 1-2's access delays (1..19 ms) and varies the bottleneck's alone; two
+  set-up choices rerun its REM and GREEN with 1 ms access links (the RTT set by the bottleneck)
+  and with 10 ms on every source (one RTT for all).
 - Sessions: bulk TCP Reno transfers, ECN-capable, starting uniformly over the 120 s and active
   for U[3, 23] s, spread round robin over the 10 sources; measured after a 20 s warm-up.
 - Settings printed by the paper (published.toml `green_rate_001.settings`) are set explicitly:
@@ -25,17 +28,14 @@ Readings where the paper leaves something open (also written into the report):
   i.e. 31, 63, 91, 125, 188 and 250 packets, with RED's and BLUE's thresholds scaled with the
   buffer as the settings say; REM keeps b0 = 55 packets. The trial-2 claims are also judged
   without the 31-packet buffer, a set-up choice the report sets beside the main verdicts.
-- ECN senders follow RFC 3168 §6.1.2, as ns-2's do: an ECN echo halves the window down to
-  one segment and, at one, holds new data for a retransmission timeout, so marking can keep
-  senders below one packet per RTT (at 1300 sessions about 141 run at once against a BDP plus
-  buffer of about 166 packets).
-- Trial 3 keeps trials 1-2's access delays (1..19 ms) and varies the bottleneck's alone; two
-  set-up choices rerun its REM and GREEN with 1 ms access links (the RTT set by the bottleneck)
-  and with 10 ms on every source (one RTT for all).
 - BLUE's buffer prediction (trial 1: "To match the utilisation of the other algorithms, the
   buffer size would have to be increased significantly resulting in larger average backlog
   and loss") is not run in the paper: we rerun trial 1's loads with BLUE at 125, 160, 188 and
   250 packets (quick: 125 and 250), its threshold L scaled with the buffer.
+- ECN senders follow RFC 3168 §6.1.2, as ns-2's do: an ECN echo halves the window down to
+  one segment and, at one, holds new data for a retransmission timeout, so marking can keep
+  senders below one packet per RTT (at 1300 sessions about 141 run at once against a BDP plus
+  buffer of about 166 packets).
 - Five seeds per point (quick: two); claims compare per-seed values.
 - Delay is the mean queueing delay at the bottleneck; loss counts every drop there (with ECN
   the AQMs mark instead of dropping, so loss is mostly overflow).
@@ -1384,20 +1384,6 @@ NOT_SEPARATE = [
     "however at the cost of performance at higher flow levels' and 'There is a sacrifice in "
     "the convergence rate ... however this is marginal' are not run in the paper.",
     "§5 (multi-service implications) runs no experiment.",
-    "Abstract: 'GREEN provides high link utilization whilst maintaining low delay and packet "
-    "loss' and 'GREEN is shown to outperform the current AQM algorithms', and §7: 'GREEN was "
-    "shown to maintain a low packet loss rate as well as low average queue size', summarise "
-    "the trials' claims (t1-*, t2-utilisation-except-blue, t2-flow-based-low-backlog, t3-*).",
-    "§2: BLUE's 'backlog oscillation between loss and under-utilization' when the RTT or N "
-    "changes 'was observed in simulations using the recommended parameter settings of [5]': "
-    "those simulations are not shown, and trial 3, which varies the RTT, reports REM and GREEN "
-    "only.",
-    "§2: 'The experimental results detail how in an environment with a wide variation in N and "
-    "finite buffers the performance [of REM] suffers' announces claims t2-rem-similar, "
-    "t2-green-lower-loss and t3-rem-loss-jumps.",
-    "§6: 'With low RTT and the resulting high packet dropping rates for non-ECN sources, the "
-    "effective throughput suffers and TCP experiences significant timeouts' is not run in the "
-    "paper (every trial uses ECN).",
     "§1: the statements about today's Internet ('queuing delay dominates most round trip "
     "times', 'increasing packet loss rates') are background, not results of the paper.",
     "§2: DropTail's 'high queue sizes and high loss rates at congested links' is DropTail's "
@@ -1409,7 +1395,9 @@ NOT_SEPARATE = [
     "larger changes of pm for larger N' is an argument from the TCP-friendly equation, not a "
     "run result.",
     "§2: 'REM works very well in a steady state situation' is not run (every trial starts and "
-    "ends sessions throughout); its second half is the announcement listed above.",
+    "ends sessions throughout); its second half, REM's behaviour 'with realistically "
+    "constrained buffer sizes is not necessarily optimal', is what claims t2-rem-similar, "
+    "t2-green-lower-loss and t3-rem-loss-jumps check.",
     "§3: the target 0.97 c is chosen 'so that the queue size converges to 0': a design aim, "
     "which the paper's own Table 1 does not read literally (GREEN's 18.79 ms, 23 packets); "
     "GREEN's queue is compared in claims t1-green-beats-rem-delay, t2-flow-based-low-backlog "
@@ -1437,6 +1425,20 @@ NOT_SEPARATE = [
     "configured, and self-contained to a single router' and 'Deployment ... will improve "
     "Internet performance': no trial runs interactive traffic or measures cost; 'robust' is "
     "trials 2 and 3's claims (t2-green-consistent, t3-green-graceful).",
+    "Abstract: 'GREEN provides high link utilization whilst maintaining low delay and packet "
+    "loss' and 'GREEN is shown to outperform the current AQM algorithms', and §7: 'GREEN was "
+    "shown to maintain a low packet loss rate as well as low average queue size', summarise "
+    "the trials' claims (t1-*, t2-utilisation-except-blue, t2-flow-based-low-backlog, t3-*).",
+    "§2: BLUE's 'backlog oscillation between loss and under-utilization' when the RTT or N "
+    "changes 'was observed in simulations using the recommended parameter settings of [5]': "
+    "those simulations are not shown, and trial 3, which varies the RTT, reports REM and GREEN "
+    "only.",
+    "§2: 'The experimental results detail how in an environment with a wide variation in N and "
+    "finite buffers the performance [of REM] suffers' announces claims t2-rem-similar, "
+    "t2-green-lower-loss and t3-rem-loss-jumps.",
+    "§6: 'With low RTT and the resulting high packet dropping rates for non-ECN sources, the "
+    "effective throughput suffers and TCP experiences significant timeouts' is not run in the "
+    "paper (every trial uses ECN).",
 ]
 
 
