@@ -202,6 +202,16 @@ def test_blue_buffer_measures_on_a_hand_made_table():
     assert cost["delay (ms) 250 vs 91 pkts"].lhs == [61.0, 62.0]
     assert cost["delay (ms) 250 vs 91 pkts"].rhs == [11.0, 12.0]
     assert cost["loss (%) 250 vs 91 pkts"].lhs == [0.0, 0.0]
+    # The explanations read the same table: where BLUE reaches the others, what it drops.
+    why = g._why_blue_buffer_needed(m, None)
+    assert "reaches the others' mean from 250 packets" in why
+    assert "stays below the highest (1.0000) up to 250 packets" in why
+    m["overflow_drops"], m["early_drops"] = 3.0, 0.0
+    # 12 BLUE runs (91, 125 and 250 packets, two loads, two seeds), 3 overflows each.
+    why = g._why_blue_buffer_cost(m, None)
+    assert "Of its drops in these runs 36 are buffer overflows and 0 early drops: with ECN" in why
+    m["early_drops"] = 1.0
+    assert "with ECN" not in g._why_blue_buffer_cost(m, None)
 
 
 def test_trial3_access_runs_swap_only_trial_3s_rem_and_green():
