@@ -53,8 +53,23 @@ def test_paper_settings_are_explicit():
 
 def test_grid_and_overrides():
     full = g.points(quick=False)
-    paper = [p for p in full if p.labels["variant"] == "paper"]
+    paper = [
+        p for p in full if p.labels["variant"] == "paper" and p.labels["trial"] != g.T1_BUFFERS
+    ]
     assert len(paper) == 5 * (13 + 6 + 8) * len(g.SEEDS_FULL)
+    # BLUE's buffer prediction: trial 1's loads with BLUE at larger buffers, every seed.
+    blue = [p for p in full if p.labels["trial"] == g.T1_BUFFERS]
+    assert len(blue) == 13 * len(g.BLUE_BUFFERS["full"]) * len(g.SEEDS_FULL)
+    assert {p.labels["algorithm"] for p in blue} == {"blue"}
+    for p in blue:
+        assert p.scenario["bottleneck"]["buffer"] == p.labels["buffer"] > g.BASE_BUFFER
+        assert p.scenario["bottleneck"]["qdisc"] == g.qdisc("blue", p.labels["buffer"])
+    # Trial 3's access delays, run both ways: REM and GREEN at every delay and seed.
+    t3 = [p for p in full if p.labels["variant"] in g.T3_ACCESS]
+    assert len(t3) == len(g.T3_ACCESS) * 2 * 8 * len(g.SEEDS_FULL)
+    for p in t3:
+        assert p.labels["trial"] == 3 and p.labels["algorithm"] in g.T3_ALGORITHMS
+        assert p.scenario["flows"][0]["access_delay"] == g.T3_ACCESS[p.labels["variant"]]
     # Sensitivity runs: trial 1, seed 1, the algorithms each variant is about; and the set-up
     # choice RED_MAX_P: trial 1's RED at every load and seed.
     choice = [p for p in full if p.labels["variant"] == g.RED_MAX_P_OTHER]
@@ -66,7 +81,7 @@ def test_grid_and_overrides():
     assert len(kept) == (13 + 6) * len(g.SEEDS_FULL)
     assert {p.labels["trial"] for p in kept} == {1, 2}
     assert g.qdisc("red", 91)[count_rule.KEY] is True
-    sens = len(full) - len(paper) - len(choice) - len(kept)
+    sens = len(full) - len(paper) - len(blue) - len(t3) - len(choice) - len(kept)
     assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"
@@ -146,3 +161,74 @@ def test_trial2_measures_on_a_hand_made_table():
     assert blue["lowest utilisation vs 0.95"].rhs == [0.92, 0.92]
     same = {c.label: c for c in g._c_same_util_as_queue_based(m)}
     assert same["GREEN vs RED"].lhs == [0.965, 0.965] and same["GREEN vs RED"].rhs == [1.0, 1.0]
+
+
+def test_blue_buffer_measures_on_a_hand_made_table():
+    import pandas as pd
+
+    rows = []
+    for seed in (1, 2):
+        for algo, u in (("droptail", 1.0), ("red", 1.0), ("rem", 0.99), ("green_rate", 0.95)):
+            for x in (100, 200):
+                rows.append((1, algo, x, 91, seed, u, 60.0, 10.0))
+        for b, u, d, loss in (
+            (91, 0.94, 10.0, 0.05),
+            (125, 0.96, 20.0, 0.04),
+            (250, 0.99, 60, 0.0),
+        ):
+            for x in (100, 200):
+                rows.append((1 if b == 91 else g.T1_BUFFERS, "blue", x, b, seed, u, d + seed, loss))
+    m = pd.DataFrame(
+        rows,
+        columns=[
+            "trial",
+            "algorithm",
+            "sessions",
+            "buffer",
+            "seed",
+            "utilisation",
+            "delay_ms",
+            "loss_pct",
+        ],
+    )
+    # The others' mean at 91 packets, (1 + 1 + 0.99 + 0.95) / 4, against BLUE below 182 packets.
+    need = g._c_blue_buffer_needed()(m)
+    assert [c.label for c in need] == ["BLUE at 125 pkts"]
+    assert need[0].lhs == pytest.approx([0.985, 0.985]) and need[0].rhs == [0.96, 0.96]
+    top = g._c_blue_buffer_needed(target=g._others_max)(m)
+    assert top[0].lhs == [1.0, 1.0]
+    cost = {c.label: c for c in g._c_blue_buffer_cost()(m)}
+    assert set(cost) == {"delay (ms) 250 vs 91 pkts", "loss (%) 250 vs 91 pkts"}
+    assert cost["delay (ms) 250 vs 91 pkts"].lhs == [61.0, 62.0]
+    assert cost["delay (ms) 250 vs 91 pkts"].rhs == [11.0, 12.0]
+    assert cost["loss (%) 250 vs 91 pkts"].lhs == [0.0, 0.0]
+    # The explanations read the same table: where BLUE reaches the others, what it drops.
+    why = g._why_blue_buffer_needed(m, None)
+    assert "reaches the others' mean from 250 packets" in why
+    assert "stays below the highest (1.0000) up to 250 packets" in why
+    m["overflow_drops"], m["early_drops"] = 3.0, 0.0
+    # 12 BLUE runs (91, 125 and 250 packets, two loads, two seeds), 3 overflows each.
+    why = g._why_blue_buffer_cost(m, None)
+    assert "Of its drops in these runs 36 are buffer overflows and 0 early drops: with ECN" in why
+    m["early_drops"] = 1.0
+    assert "with ECN" not in g._why_blue_buffer_cost(m, None)
+
+
+def test_trial3_access_runs_swap_only_trial_3s_rem_and_green():
+    import pandas as pd
+
+    m = pd.DataFrame(
+        [
+            (3, "rem", "paper", 1.0),
+            (3, "green_rate", "paper", 2.0),
+            (3, "red", "paper", 3.0),
+            (1, "rem", "paper", 4.0),
+            (3, "rem", g.T3_ACCESS_1MS, 5.0),
+            (3, "green_rate", g.T3_ACCESS_1MS, 6.0),
+            (3, "rem", g.T3_ACCESS_10MS, 7.0),
+        ],
+        columns=["trial", "algorithm", "variant", "loss_pct"],
+    )
+    one = g.t3_access_runs(m, g.T3_ACCESS_1MS)
+    assert sorted(one["loss_pct"]) == [3.0, 4.0, 5.0, 6.0]
+    assert set(one["variant"]) == {"paper"}
