@@ -101,6 +101,20 @@ def test_rem_marks_in_ns2_only_when_every_flow_is_ecn_capable():
     assert "markpkts_ false" in tcl.translate(off, _flows(off), seed=1).text
 
 
+def test_rem_non_ect_pass_is_ns2_markpkts():
+    # rem.cc with markpkts_ sends a picked Not-ECT packet on unmarked: aqmlab's non_ect = "pass",
+    # whatever the flows' ECN.
+    doc = _resolved(
+        ROOT / "scenarios/crosscheck/demo_rem.toml",
+        "duration=2s",
+        "warmup=1s",
+        "bottleneck.qdisc.non_ect=pass",
+    )
+    assert doc["bottleneck"]["qdisc"]["non_ect"] == "pass"
+    text = tcl.translate(doc, _flows(doc), seed=1).text
+    assert "markpkts_ true" in text
+
+
 def test_pi_and_avq_map_every_parameter_to_ns2():
     doc = _resolved(ROOT / "scenarios/crosscheck/demo_pi.toml", "duration=2s", "warmup=1s")
     text = tcl.translate(doc, _flows(doc), seed=1).text

@@ -81,7 +81,15 @@ def test_grid_and_overrides():
     assert len(kept) == (13 + 6) * len(g.SEEDS_FULL)
     assert {p.labels["trial"] for p in kept} == {1, 2}
     assert g.qdisc("red", 91)[count_rule.KEY] is True
-    sens = len(full) - len(paper) - len(blue) - len(t3) - len(choice) - len(kept)
+    # The set-up choice NON_ECT: GREEN and BLUE passing Not-ECT packets, every point and seed;
+    # the paper's REM passes them (rem.cc), its GREEN and BLUE drop them.
+    passing = [p for p in full if p.labels["variant"] == g.NON_ECT_PASS]
+    assert len(passing) == 2 * (13 + 6 + 8) * len(g.SEEDS_FULL)
+    assert {p.labels["algorithm"] for p in passing} == {"green_rate", "blue"}
+    assert {p.scenario["bottleneck"]["qdisc"]["non_ect"] for p in passing} == {"pass"}
+    assert g.qdisc("rem", 91)["non_ect"] == "pass"
+    assert "non_ect" not in g.qdisc("green_rate", 91) and "non_ect" not in g.qdisc("blue", 91)
+    sens = len(full) - len(paper) - len(blue) - len(t3) - len(choice) - len(kept) - len(passing)
     assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"

@@ -231,14 +231,15 @@ def _qdisc(
             ]
         return cls, sets, limit, in_bytes
     if kind == "rem":
-        # ns-2.35's rem.cc with `markpkts_` decides on dequeue and sets CE only on an ECT
-        # packet: a non-ECT packet it picks passes, unmarked and undropped (it never drops
-        # early then); without `markpkts_` it drops on enqueue, ECT or not. aqmlab's `ecn`
-        # marks ECT packets and drops the others. So `markpkts_` only when REM uses ECN and
-        # every flow is ECN-capable (both mark), drops otherwise (both drop); a mix of ECT and
-        # non-ECT flows has no ns-2 equivalent.
-        mark = bool(q.get("ecn")) and bool(ect)
-        if q.get("ecn") and ect is None:
+        # ns-2's REM with `markpkts_` marks a picked ECT packet and sends a picked Not-ECT one on
+        # unmarked (rem.cc `deque`), which is aqmlab's `non_ect = "pass"`; without it, it drops
+        # whatever it picks. aqmlab's default `non_ect = "drop"` marks ECN-capable packets and
+        # drops the others: the same when no flow is ECN-capable (markpkts_ false), and with
+        # every flow ECN-capable except for their Not-ECT packets (tcp.model "ns2": segment 0;
+        # "rfc": retransmissions), which ns-2 passes where aqmlab drops them.
+        passes = q.get("non_ect", "drop") == "pass"
+        mark = bool(q.get("ecn")) and (passes or bool(ect))
+        if q.get("ecn") and ect is None and not passes:
             raise Unsupported(f"{path}.ecn", True, "false, or every flow ECN-capable (ns-2 REM)")
         limit, in_bytes = _buffer(buffer, bpath, extra=1, mss=mss)
         if in_bytes:

@@ -26,6 +26,7 @@
 //! | `freeze_time` | duration | "10ms" | paper 001 §4 (BLUE's report: 10 ms and 100 ms) |
 //! | `l_max` | fraction of the buffer, (0, 1] | 0.66 | paper 001 §4 ("Threshold L is 66% of the queue size"); the queue threshold L in the buffer's unit (packets or bytes); 1.0 = only real overflows raise p_m (pure loss-driven BLUE) |
 //! | `ecn` | bool | true | paper 001 §4 ("All algorithms were configured to use ECN"); BLUE was designed around ECN marking |
+//! | `non_ect` | `"drop"` or `"pass"` | "drop" | with `ecn`, a picked packet that is not ECN-capable: dropped (RFC 3168 §5) or sent on unmarked (`aqm/non_ect.rs`); neither BLUE's report nor paper 001 says, and ns-2.35 has no BLUE |
 //!
 //! # Readings where the sources are ambiguous
 //! - "Queue exceeds L" is tested on each arrival against the queue *before* the arrival:
@@ -42,7 +43,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, NonEct, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::{BufferLimit, Qdisc};
@@ -63,6 +64,14 @@ pub struct Params {
     pub l_max: f64,
     /// Mark ECN-capable packets instead of dropping them; paper 001: true.
     pub ecn: bool,
+    /// With ecn: what happens to a packet that is not ECN-capable when the law picks it:
+    /// "drop" (RFC 3168 section 5, ns-2's RED) or "pass" (sent on unmarked, as ns-2.35's rem.cc
+    /// with markpkts_). The default "drop" is left out of a resolved scenario, so a scenario
+    /// without the key resolves (and hashes) the same as one that gives it.
+    // The schema states the default itself: serde skips it when serialising `Default`.
+    #[serde(skip_serializing_if = "NonEct::is_drop")]
+    #[schemars(extend("default" = "drop"))]
+    pub non_ect: NonEct,
 }
 
 impl Default for Params {
@@ -73,6 +82,7 @@ impl Default for Params {
             freeze_time: SimDuration::from_millis(10),
             l_max: 0.66,
             ecn: true,
+            non_ect: NonEct::Drop,
         }
     }
 }
@@ -133,6 +143,9 @@ pub struct Blue {
     d2: f64,
     freeze: SimDuration,
     l_max: f64,
+    /// `Params::ecn` and `Params::non_ect`: the verdict on a picked packet.
+    ecn: bool,
+    non_ect: NonEct,
     prob: BlueProb,
 }
 
@@ -143,6 +156,8 @@ impl Blue {
             d2: p.d2,
             freeze: p.freeze_time,
             l_max: p.l_max,
+            ecn: p.ecn,
+            non_ect: p.non_ect,
             prob: BlueProb::default(),
         }
     }
@@ -161,7 +176,7 @@ impl Aqm for Blue {
     fn on_enqueue(
         &mut self,
         now: SimTime,
-        _pkt: &Packet,
+        pkt: &Packet,
         q: &QueueView,
         rng: &mut SimRng,
     ) -> Verdict {
@@ -169,7 +184,7 @@ impl Aqm for Blue {
             self.prob.increase(now, self.d1, self.freeze);
         }
         if bernoulli(self.prob.p, rng) {
-            Verdict::Signal(Reason::Early)
+            self.non_ect.verdict(self.ecn, pkt, Reason::Early)
         } else {
             Verdict::Pass
         }
@@ -229,6 +244,27 @@ mod tests {
 
     fn ms(x: u64) -> SimTime {
         SimTime(x * 1_000_000)
+    }
+
+    #[test]
+    fn non_ect_chooses_the_fate_of_a_picked_not_ect_packet() {
+        let not_ect = Packet::default();
+        let ect = Packet {
+            ecn: crate::net::packet::Ecn::Ect,
+            ..Packet::default()
+        };
+        let early = Verdict::Signal(Reason::Early);
+        for (non_ect, want) in [(NonEct::Drop, early), (NonEct::Pass, Verdict::Pass)] {
+            let p = Params {
+                non_ect,
+                ..Params::default()
+            };
+            let mut b = Blue::new(&p);
+            b.prob.p = 1.0;
+            let mut rng = SimRng::new(1, 1);
+            assert_eq!(b.on_enqueue(ms(1), &not_ect, &view(0), &mut rng), want);
+            assert_eq!(b.on_enqueue(ms(2), &ect, &view(0), &mut rng), early);
+        }
     }
 
     #[test]

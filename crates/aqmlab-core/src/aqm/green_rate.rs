@@ -25,6 +25,7 @@
 //! | `k` | duration | "100ms" | K = 0.1 (s) |
 //! | `target` | fraction of the link rate | 0.97 | "Cl = 0.97% of Capacity" (a typo for 97 %: §3 says "typically 0.97 c") |
 //! | `ecn` | bool | true | "All algorithms were configured to use ECN" |
+//! | `non_ect` | `"drop"` or `"pass"` | "drop" | with `ecn`, a picked packet that is not ECN-capable: dropped (RFC 3168 §5) or sent on unmarked (`aqm/non_ect.rs`); the paper does not say, and ns-2.35 has no GREEN |
 //!
 //! # Readings where the paper is ambiguous
 //! - `Del = 0` (two arrivals at the same instant): eq. (5) is 0·∞; we use its limit as Del → 0,
@@ -42,7 +43,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, NonEct, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -62,6 +63,14 @@ pub struct Params {
     pub target: f64,
     /// Mark ECN-capable packets instead of dropping them; paper: true.
     pub ecn: bool,
+    /// With ecn: what happens to a packet that is not ECN-capable when the law picks it:
+    /// "drop" (RFC 3168 section 5, ns-2's RED) or "pass" (sent on unmarked, as ns-2.35's rem.cc
+    /// with markpkts_). The default "drop" is left out of a resolved scenario, so a scenario
+    /// without the key resolves (and hashes) the same as one that gives it.
+    // The schema states the default itself: serde skips it when serialising `Default`.
+    #[serde(skip_serializing_if = "NonEct::is_drop")]
+    #[schemars(extend("default" = "drop"))]
+    pub non_ect: NonEct,
 }
 
 impl Default for Params {
@@ -72,6 +81,7 @@ impl Default for Params {
             k: SimDuration::from_millis(100),
             target: 0.97,
             ecn: true,
+            non_ect: NonEct::Drop,
         }
     }
 }
@@ -108,6 +118,9 @@ pub struct GreenRate {
     delta_p: f64,
     k_s: f64,
     target: f64,
+    /// `Params::ecn` and `Params::non_ect`: the verdict on a picked packet.
+    ecn: bool,
+    non_ect: NonEct,
     // maintained
     link_rate_bps: u64,
     p: f64,
@@ -124,6 +137,8 @@ impl GreenRate {
             delta_p: p.delta_p,
             k_s: p.k.as_secs_f64(),
             target: p.target,
+            ecn: p.ecn,
+            non_ect: p.non_ect,
             link_rate_bps,
             p: 0.0,
             x_est: 0.0,
@@ -172,7 +187,7 @@ impl Aqm for GreenRate {
             false
         };
         if hit {
-            Verdict::Signal(Reason::Early)
+            self.non_ect.verdict(self.ecn, pkt, Reason::Early)
         } else {
             Verdict::Pass
         }
@@ -252,6 +267,28 @@ mod tests {
 
     fn pkt() -> Packet {
         crate::aqm::test_support::pkt(0, 0, 1000)
+    }
+
+    #[test]
+    fn non_ect_chooses_the_fate_of_a_picked_not_ect_packet() {
+        let not_ect = pkt(); // test_support packets are Not-ECT
+        assert!(!not_ect.is_ecn_capable());
+        let ect = Packet {
+            ecn: crate::net::packet::Ecn::Ect,
+            ..pkt()
+        };
+        let early = Verdict::Signal(Reason::Early);
+        for (non_ect, want) in [(NonEct::Drop, early), (NonEct::Pass, Verdict::Pass)] {
+            let p = Params {
+                non_ect,
+                ..Params::default()
+            };
+            let mut g = GreenRate::new(&p, RATE);
+            g.p = 1.0;
+            let mut rng = SimRng::new(1, 1);
+            assert_eq!(g.on_enqueue(SimTime(1), &not_ect, &view(), &mut rng), want);
+            assert_eq!(g.on_enqueue(SimTime(2), &ect, &view(), &mut rng), early);
+        }
     }
 
     #[test]

@@ -21,7 +21,9 @@ use crate::qdisc::{BufferLimit, Qdisc};
 use crate::time::SimDuration;
 
 pub use crate::qdisc::{Aqm, FifoArithmetic, QueueView, Reason, Verdict};
+pub use non_ect::NonEct;
 
+pub mod non_ect;
 pub(crate) mod red_core;
 #[cfg(test)]
 mod test_support;

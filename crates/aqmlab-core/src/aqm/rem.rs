@@ -53,6 +53,7 @@
 //! | `in_weight` | w, weight of the newest interval in x̄, (0, 1] | 1 | (`rem.cc`'s `inw_`; 1 = no filtering) |
 //! | `mean_pkt_size` | S, bytes | unset | (`rem.cc`'s `mean_pktsize_`, ns-2 default 1000) |
 //! | `ecn` | bool | true | "All algorithms were configured to use ECN" |
+//! | `non_ect` | `"drop"` or `"pass"` | "drop" | not printed; `rem.cc` passes (see Readings) |
 //!
 //! Unset, `mean_pkt_size` is the link's data packet size; it converts the link rate into
 //! packets per interval and, in byte mode, bytes into packets (see Byte mode).
@@ -62,9 +63,13 @@
 //!
 //! # Readings
 //! - The marking decision happens on arrival (`rem.cc` drops on enqueue; with `markpkts_` it
-//!   marks on dequeue instead, as ns-3's port does, and never drops non-ECT packets early; here a
-//!   signal on a non-ECT packet drops it). A uniform is drawn only when the arrival's
+//!   marks on dequeue instead, as ns-3's port does). A uniform is drawn only when the arrival's
 //!   probability (m, or m·size/S in byte mode) is in (0, 1).
+//! - A picked packet that is not ECN-capable, with `ecn` on: `REMQueue::deque` sets CE only
+//!   `if (hf->ect() == 1)` and otherwise sends the packet on unmarked, and `REMQueue::enque`
+//!   drops nothing early with `markpkts_`, so in ns-2 a Not-ECT packet never sees REM's signal.
+//!   RFC 3168 §5 drops it, as ns-2's RED and every other kind here do. The key `non_ect`
+//!   chooses: `"drop"` (default, RFC 3168) or `"pass"` (`rem.cc`; `aqm/non_ect.rs`).
 //! - Updates run from the timer at `k·T`; hooks that see `now` past a due update run it first.
 //! - `rem.cc` tail-drops an arrival when the queue *including* it reaches the limit (so it holds
 //!   at most `qlim_ − 1` packets, or just under `qlim_·S` bytes); here the shared buffer holds
@@ -80,7 +85,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::blue::bernoulli;
-use super::{AlgorithmParams, Aqm, BuildContext, QueueView, Reason, Verdict};
+use super::{AlgorithmParams, Aqm, BuildContext, NonEct, QueueView, Reason, Verdict};
 use crate::error::{check, ScenarioError};
 use crate::net::packet::Packet;
 use crate::qdisc::{BufferLimit, Qdisc};
@@ -109,6 +114,14 @@ pub struct Params {
     pub mean_pkt_size: Option<u32>,
     /// Mark ECN-capable packets instead of dropping them; paper 001: true.
     pub ecn: bool,
+    /// With ecn: what happens to a packet that is not ECN-capable when the law picks it:
+    /// "drop" (RFC 3168 section 5, ns-2's RED) or "pass" (sent on unmarked, as ns-2.35's rem.cc
+    /// with markpkts_). The default "drop" is left out of a resolved scenario, so a scenario
+    /// without the key resolves (and hashes) the same as one that gives it.
+    // The schema states the default itself: serde skips it when serialising `Default`.
+    #[serde(skip_serializing_if = "NonEct::is_drop")]
+    #[schemars(extend("default" = "drop"))]
+    pub non_ect: NonEct,
 }
 
 impl Default for Params {
@@ -122,6 +135,7 @@ impl Default for Params {
             in_weight: 1.0,
             mean_pkt_size: None,
             ecn: true,
+            non_ect: NonEct::Drop,
         }
     }
 }
@@ -160,6 +174,9 @@ pub struct Rem {
     in_weight: f64,
     /// The reference packet size S, bytes.
     mean_pkt_bytes: f64,
+    /// `Params::ecn` and `Params::non_ect`: the verdict on a picked packet.
+    ecn: bool,
+    non_ect: NonEct,
     // maintained
     link_rate_bps: u64,
     /// Arrivals in the current interval: packets, or bytes with a byte-limited buffer.
@@ -180,6 +197,8 @@ impl Rem {
             update_time: p.update_time,
             in_weight: p.in_weight,
             mean_pkt_bytes: p.mean_pkt_size.unwrap_or(ctx.mean_pkt_bytes).max(1) as f64,
+            ecn: p.ecn,
+            non_ect: p.non_ect,
             link_rate_bps: ctx.link_rate_bps,
             count: 0.0,
             in_avg: 0.0,
@@ -243,7 +262,7 @@ impl Aqm for Rem {
             self.prob
         };
         if bernoulli(p, rng) {
-            Verdict::Signal(Reason::Early)
+            self.non_ect.verdict(self.ecn, pkt, Reason::Early)
         } else {
             Verdict::Pass
         }
@@ -329,6 +348,8 @@ impl AlgorithmParams for Params {
 mod tests {
     use super::*;
     use crate::aqm::AqmConfig;
+    use crate::net::packet::Ecn;
+    use crate::qdisc::{apply_verdict, QdiscStats};
 
     fn ctx(limit: BufferLimit) -> BuildContext<'static> {
         BuildContext {
@@ -617,5 +638,51 @@ mod tests {
             "mean_pkt_size"
         );
         assert!(parse("kind='rem'\nmean_pkt_size=1000").is_ok());
+        let e = parse("kind='rem'\nnon_ect='mark'").unwrap_err();
+        assert_eq!(e.path, "non_ect");
+        assert!(e.to_string().contains("drop"), "{e}");
+        assert!(parse("kind='rem'\nnon_ect='pass'").is_ok());
+    }
+
+    #[test]
+    fn non_ect_pass_lets_a_picked_not_ect_packet_through_unmarked() {
+        // Price high enough that every arrival is picked (m = 1): an ECN-capable packet is marked
+        // either way; a Not-ECT one is dropped by default (RFC 3168) and passes under "pass"
+        // (rem.cc with markpkts_), where the queue keeps it without a mark.
+        let run = |non_ect: NonEct, ecn: Ecn| {
+            let p = Params {
+                non_ect,
+                ..Params::default()
+            };
+            let mut rem = Rem::new(&p, &ctx(BufferLimit::Packets(100)));
+            rem.prob = 1.0;
+            let mut rng = SimRng::new(1, 1);
+            let pkt = Packet {
+                ecn,
+                ..Packet::default()
+            };
+            let verdict = rem.on_enqueue(SimTime(1), &pkt, &view(10), &mut rng);
+            // The same verdict through the glue: what the packet becomes.
+            let mut out = pkt.clone();
+            let mut stats = QdiscStats::default();
+            let dropped = apply_verdict(&mut stats, p.ecn, &mut out, verdict);
+            (verdict, dropped.is_some(), out.ecn)
+        };
+        let early = Verdict::Signal(Reason::Early);
+        assert_eq!(run(NonEct::Drop, Ecn::Ect), (early, false, Ecn::Ce));
+        assert_eq!(run(NonEct::Pass, Ecn::Ect), (early, false, Ecn::Ce));
+        assert_eq!(run(NonEct::Drop, Ecn::NotEct), (early, true, Ecn::NotEct));
+        assert_eq!(
+            run(NonEct::Pass, Ecn::NotEct),
+            (Verdict::Pass, false, Ecn::NotEct)
+        );
+        // The default is left out of the resolved table; "pass" is written.
+        let text = toml::to_string(&Params::default()).unwrap();
+        assert!(!text.contains("non_ect"), "{text}");
+        let pass = Params {
+            non_ect: NonEct::Pass,
+            ..Params::default()
+        };
+        assert!(toml::to_string(&pass).unwrap().contains("non_ect = \"pass\""));
     }
 }
