@@ -36,6 +36,7 @@ def test_paper_settings_are_explicit():
         "d2": 0.0002,
         "freeze_time": "10ms",
         "ecn": True,
+        "non_ect": "pass",
     }
     rem = g.qdisc("rem", 91)
     assert (rem["gamma"], rem["phi"], rem["alpha"], rem["target"]) == (0.01, 1.003, 0.1, 55.0)
@@ -81,15 +82,14 @@ def test_grid_and_overrides():
     assert len(kept) == (13 + 6) * len(g.SEEDS_FULL)
     assert {p.labels["trial"] for p in kept} == {1, 2}
     assert g.qdisc("red", 91)[count_rule.KEY] is True
-    # The set-up choice NON_ECT: GREEN and BLUE passing Not-ECT packets, every point and seed;
-    # the paper's REM passes them (rem.cc), its GREEN and BLUE drop them.
-    passing = [p for p in full if p.labels["variant"] == g.NON_ECT_PASS]
-    assert len(passing) == 2 * (13 + 6 + 8) * len(g.SEEDS_FULL)
-    assert {p.labels["algorithm"] for p in passing} == {"green_rate", "blue"}
-    assert {p.scenario["bottleneck"]["qdisc"]["non_ect"] for p in passing} == {"pass"}
-    assert g.qdisc("rem", 91)["non_ect"] == "pass"
-    assert "non_ect" not in g.qdisc("green_rate", 91) and "non_ect" not in g.qdisc("blue", 91)
-    sens = len(full) - len(paper) - len(blue) - len(t3) - len(choice) - len(kept) - len(passing)
+    # The set-up choice NON_ECT: GREEN and BLUE dropping Not-ECT packets, every point and seed;
+    # the paper's REM, GREEN and BLUE pass them (rem.cc), its RED drops them (red.cc).
+    dropping = [p for p in full if p.labels["variant"] == g.NON_ECT_DROP]
+    assert len(dropping) == 2 * (13 + 6 + 8) * len(g.SEEDS_FULL)
+    assert {p.labels["algorithm"] for p in dropping} == {"green_rate", "blue"}
+    assert {p.scenario["bottleneck"]["qdisc"]["non_ect"] for p in dropping} == {"drop"}
+    assert all(g.qdisc(a, 91)["non_ect"] == "pass" for a in ("rem", "green_rate", "blue"))
+    sens = len(full) - len(paper) - len(blue) - len(t3) - len(choice) - len(kept) - len(dropping)
     assert sens == 13 * sum(len(a) for a, _ in g.VARIANTS.values())
     sack = next(p for p in full if p.labels["variant"] == "SACK senders")
     assert sack.scenario["flows"][0]["tcp"]["variant"] == "sack"

@@ -1,5 +1,6 @@
 //! Behaviour lock: every scenario file in the repository, and every algorithm with every TCP
-//! variant (and with the `ns2` model's Reno) on a small dumbbell, must produce the same bytes as when the hashes in
+//! variant (and with the `ns2` model's Reno, and both models with the queue's ECN on) on a small
+//! dumbbell, must produce the same bytes as when the hashes in
 //! `tests/data/golden_hashes.json` were recorded (SHA-256 of the summary JSON and of every
 //! result table). A refactor that is meant to change nothing must leave this test green; a
 //! change that is meant to alter behaviour re-records the file and says so in its commit:
@@ -148,6 +149,20 @@ fn matrix_case(kind: &str, base: &str) -> Scenario {
     Scenario::from_table(table).unwrap_or_else(|e| panic!("matrix {kind}: {e}"))
 }
 
+/// The matrix dumbbell `base` with algorithm `kind` at the bottleneck and its `ecn` key on, or
+/// None for a kind without that key.
+fn matrix_case_marking(kind: &str, base: &str) -> Option<Scenario> {
+    let mut table: toml::Table = toml::from_str(base).expect("TOML");
+    let mut qdisc = toml::Table::new();
+    qdisc.insert("kind".into(), kind.into());
+    qdisc.insert("ecn".into(), true.into());
+    table["bottleneck"]
+        .as_table_mut()
+        .expect("bottleneck table")
+        .insert("qdisc".into(), toml::Value::Table(qdisc));
+    Scenario::from_table(table).ok()
+}
+
 /// The TCP of the matrix's `ns2` row: ns-2.35's agent, Reno, as the paper reproductions run.
 const NS2_RENO: &str = r#"model = "ns2", variant = "reno""#;
 
@@ -185,6 +200,19 @@ fn cases_of(full: bool) -> Vec<(String, Scenario)> {
             // `ns2`-model scenarios, the paper reproductions'.
             let base = MATRIX_BASE.replace("variant = \"VARIANT\"", NS2_RENO);
             cases.push((format!("matrix/{kind}/reno-ns2"), matrix_case(kind, &base)));
+            // Both TCP models with the queue's `ecn` key on (where the kind has one; several
+            // default to dropping): which data packets the senders send ECN-capable (segment 0
+            // under `ns2`, resends under `rfc`) matters only to a queue that marks, so a change of
+            // those rules moves the identity of each marking kind's scenarios.
+            for (row, tcp) in [
+                ("newreno-ecn", r#"variant = "newreno""#),
+                ("reno-ns2-ecn", NS2_RENO),
+            ] {
+                let base = MATRIX_BASE.replace("variant = \"VARIANT\"", tcp);
+                if let Some(s) = matrix_case_marking(kind, &base) {
+                    cases.push((format!("matrix/{kind}/{row}"), s));
+                }
+            }
         }
     }
     cases
