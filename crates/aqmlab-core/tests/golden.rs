@@ -1,6 +1,6 @@
 //! Behaviour lock: every scenario file in the repository, and every algorithm with every TCP
-//! variant (and with the `ns2` model's Reno, and both models with the queue's ECN on) on a small
-//! dumbbell, must produce the same bytes as when the hashes in
+//! variant (and with the `ns2` model's Reno and Tahoe, and both models with the queue's ECN on)
+//! on a small dumbbell, must produce the same bytes as when the hashes in
 //! `tests/data/golden_hashes.json` were recorded (SHA-256 of the summary JSON and of every
 //! result table). A refactor that is meant to change nothing must leave this test green; a
 //! change that is meant to alter behaviour re-records the file and says so in its commit:
@@ -165,6 +165,7 @@ fn matrix_case_marking(kind: &str, base: &str) -> Option<Scenario> {
 
 /// The TCP of the matrix's `ns2` row: ns-2.35's agent, Reno, as the paper reproductions run.
 const NS2_RENO: &str = r#"model = "ns2", variant = "reno""#;
+const NS2_TAHOE: &str = r#"model = "ns2", variant = "tahoe""#;
 
 fn cases() -> Vec<(String, Scenario)> {
     cases_of(std::env::var_os("AQMLAB_GOLDEN_FULL").is_some())
@@ -200,6 +201,11 @@ fn cases_of(full: bool) -> Vec<(String, Scenario)> {
             // `ns2`-model scenarios, the paper reproductions'.
             let base = MATRIX_BASE.replace("variant = \"VARIANT\"", NS2_RENO);
             cases.push((format!("matrix/{kind}/reno-ns2"), matrix_case(kind, &base)));
+            // ns-2's default agent (Tahoe: slow start from one segment after the third
+            // duplicate ACK, no fast recovery) under every algorithm, as a paper's set-up
+            // choice runs it.
+            let base = MATRIX_BASE.replace("variant = \"VARIANT\"", NS2_TAHOE);
+            cases.push((format!("matrix/{kind}/tahoe-ns2"), matrix_case(kind, &base)));
             // Both TCP models with the queue's `ecn` key on (where the kind has one; several
             // default to dropping): which data packets the senders send ECN-capable (segment 0
             // under `ns2`, resends under `rfc`) matters only to a queue that marks, so a change of
